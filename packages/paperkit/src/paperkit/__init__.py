@@ -1,0 +1,38 @@
+"""paperkit: the small runtime every iclr2025-papers package shares.
+
+- :class:`Claim` and :class:`Report`: a paper's claims checked on our run, and what ``reproduce`` returns.
+- :class:`Experiment` and :func:`reproduce_main`: the ``<pkg> reproduce`` command frame.
+- :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
+- :func:`seed_everything`, :func:`resolve_device`: run-time context; :func:`track`: a quiet progress bar.
+"""
+
+from importlib import metadata
+
+from paperkit.claims import Claim
+from paperkit.cli import Experiment, build_parser, reproduce_main
+from paperkit.progress import track
+from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
+from paperkit.runtime import DeviceError, cuda_available, resolve_device, seed_everything
+
+try:
+    __version__ = metadata.version("paperkit")
+except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0"
+
+__all__ = [
+    "Claim",
+    "DeviceError",
+    "Experiment",
+    "Report",
+    "__version__",
+    "atomic_write_bytes",
+    "build_parser",
+    "cuda_available",
+    "markdown_table",
+    "reproduce_main",
+    "resolve_device",
+    "results_markdown",
+    "seed_everything",
+    "track",
+    "write_results",
+]

@@ -1,0 +1,128 @@
+"""The ``<pkg> reproduce`` command frame every paper package's console script is built on.
+
+A package describes its experiment once (:class:`Experiment`) and its ``cli.main`` is one line::
+
+    def main(argv: list[str] | None = None) -> int:
+        return paperkit.reproduce_main(EXPERIMENT, argv)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from paperkit.results import Report, results_markdown, results_record, write_results
+from paperkit.runtime import DeviceError, resolve_device, seed_everything
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A package's headline experiment, as the reproduce frame needs it.
+
+    Attributes:
+        package: distribution name, also the console script's name.
+        description: one line for ``--help``.
+        quick, full, smoke: build the Config of each scale. ``quick`` runs in about a minute on 2 cores,
+            ``full`` in about ten, ``smoke`` in seconds (for tests; its claims are not meaningful).
+        run: ``run(config, *, seed, device) -> Report``; pure apart from its progress bar.
+        plots: ``plots(report) -> {name: Figure}``; each becomes ``<name>.png``.
+        devices: the devices the package can use (``("cpu",)`` for numpy-only packages).
+    """
+
+    package: str
+    description: str
+    quick: Callable[[], Any]
+    full: Callable[[], Any]
+    smoke: Callable[[], Any]
+    run: Callable[..., Report]
+    plots: Callable[[Report], Mapping[str, Figure]] | None = None
+    devices: Sequence[str] = ("cpu",)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, no usage block: scripts and humans both read the reason at once.
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+    return value
+
+
+def build_parser(exp: Experiment) -> argparse.ArgumentParser:
+    try:
+        version = metadata.version(exp.package)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    parser = _Parser(prog=exp.package, description=exp.description)
+    parser.add_argument("--version", action="version", version=f"{exp.package} {version}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    rep = sub.add_parser("reproduce", help="run the paper's headline experiment and check its claims",
+                         description=f"{exp.description} Runs the headline experiment, checks the claims, "
+                         "writes results.json, results.md and PNG plots.")
+    scale = rep.add_mutually_exclusive_group()
+    scale.add_argument("--quick", action="store_true", help="the ~1 minute scale (default: full, ~10 min)")
+    scale.add_argument("--smoke", action="store_true",
+                       help="a seconds-long run for tests; its claims are not meaningful at that scale")
+    rep.add_argument("--seed", type=_seed, default=0, help="base random seed (default 0)")
+    rep.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                     help="where to compute (default auto: cuda when supported and present)")
+    rep.add_argument("--out", type=Path, default=None,
+                     help=f"output folder (default results/{exp.package}/)")
+    rep.add_argument("--check", action="store_true", help="exit 1 when any claim fails")
+    return parser
+
+
+def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the experiment, write results, print the claims. Returns the exit code.
+
+    Exit codes: 0 done (and, with ``--check``, every claim passed); 1 a claim failed under ``--check``;
+    2 bad arguments or an unavailable device; 130 interrupted.
+    """
+    parser = build_parser(exp)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.error("choose a command: reproduce (see --help)")
+    try:
+        device = resolve_device(args.device, exp.devices)
+    except DeviceError as e:
+        parser.exit(2, f"{exp.package}: error: {e}\n")
+    scale = "smoke" if args.smoke else "quick" if args.quick else "full"
+    config = {"smoke": exp.smoke, "quick": exp.quick, "full": exp.full}[scale]()
+    out_dir = args.out if args.out is not None else Path("results") / exp.package
+    started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    seed_everything(args.seed)
+    try:
+        report = exp.run(config, seed=args.seed, device=device)
+        wall = time.perf_counter() - t0
+        figures = dict(exp.plots(report)) if exp.plots is not None else {}
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{exp.package}: interrupted; nothing was written\n")
+        return 130
+    record = results_record(report, package=exp.package, scale=scale, config=config, seed=args.seed,
+                            device=device, wall_time_s=wall, started_at=started)
+    written = write_results(out_dir, record, figures)
+    sys.stdout.write(results_markdown(record, [p.name for p in written if p.suffix == ".png"]))
+    sys.stdout.write(f"\nwrote {', '.join(str(p) for p in written)}\n")
+    if args.check and not report.passed:
+        failed = ", ".join(c.name for c in report.claims if not c.passed)
+        sys.stderr.write(f"{exp.package}: claims failed: {failed}\n")
+        return 1
+    return 0

@@ -1,0 +1,71 @@
+"""Seeding and device resolution: the two pieces of run-time context every reproduction needs."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+import numpy as np
+
+
+class DeviceError(ValueError):
+    """A device was asked for that this machine or this package cannot provide."""
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    """Seed python's ``random``, numpy's legacy global RNG and torch (when installed); return a fresh Generator.
+
+    Library code should take the returned generator (or ``seed``) explicitly; the global seeds only
+    tame third-party code that draws from global state.
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002 - deliberately seeding the legacy global state
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+def cuda_available() -> bool:
+    """True when torch is installed and sees a GPU; without torch, when ``nvidia-smi`` lists one."""
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def resolve_device(requested: str, supported: Sequence[str] = ("cpu", "cuda")) -> str:
+    """Turn ``auto``/``cpu``/``cuda``/``cuda:N`` into a device string this run can use.
+
+    ``auto`` picks ``cuda`` when the package supports it and a GPU is visible, else ``cpu``.
+    Raises DeviceError (one readable sentence) when ``cuda`` is asked for and cannot be had.
+    """
+    if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", requested):
+        raise DeviceError(f"unknown device {requested!r}: expected auto, cpu, cuda or cuda:N")
+    if requested == "auto":
+        return "cuda" if "cuda" in supported and cuda_available() else "cpu"
+    if requested.startswith("cuda"):
+        if "cuda" not in supported:
+            raise DeviceError(f"this package runs on {', '.join(supported)} only; --device {requested} "
+                              "is not supported")
+        if importlib.util.find_spec("torch") is None:
+            raise DeviceError(f"--device {requested} needs torch, which is not installed")
+        if not cuda_available():
+            raise DeviceError(f"--device {requested} was requested but no CUDA GPU is visible "
+                              "(torch.cuda.is_available() is False)")
+    return requested

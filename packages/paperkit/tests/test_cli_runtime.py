@@ -1,0 +1,93 @@
+import io
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import paperkit
+from paperkit import Claim, DeviceError, Experiment, Report, reproduce_main, resolve_device, seed_everything, track
+
+
+@dataclass(frozen=True)
+class Cfg:
+    n: int
+    bound: float
+
+
+def _run(cfg: Cfg, *, seed: int, device: str) -> Report:
+    rng = np.random.default_rng(seed)
+    x = float(rng.normal(size=cfg.n).mean())
+    return Report(metrics={"mean": x, "device": device},
+                  claims=[Claim.at_most("mean-small", "the mean is small", "|mean| of n normals", abs(x), cfg.bound)])
+
+
+def _plots(report: Report) -> dict[str, Figure]:
+    fig = Figure()
+    fig.add_subplot().bar([0], [report.metrics["mean"]])
+    return {"mean": fig}
+
+
+EXP = Experiment(package="paperkit", description="A toy experiment.", quick=lambda: Cfg(100, 10.0),
+                 full=lambda: Cfg(1000, 10.0), smoke=lambda: Cfg(10, 1e-9), run=_run, plots=_plots)
+
+
+def test_reproduce_main_writes_results_and_prints_claims(tmp_path: Path, capsys):
+    code = reproduce_main(EXP, ["reproduce", "--quick", "--seed", "3", "--device", "cpu", "--out", str(tmp_path)])
+    assert code == 0
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["config"] == {"n": 100, "bound": 10.0} and data["scale"] == "quick" and data["seed"] == 3
+    assert data["metrics"]["mean"] == pytest.approx(np.random.default_rng(3).normal(size=100).mean())
+    assert "mean-small" in capsys.readouterr().out
+    assert (tmp_path / "mean.png").exists()
+
+
+def test_check_exits_1_when_a_claim_fails(tmp_path: Path, capsys):
+    assert reproduce_main(EXP, ["reproduce", "--smoke", "--out", str(tmp_path)]) == 0
+    assert reproduce_main(EXP, ["reproduce", "--smoke", "--check", "--out", str(tmp_path)]) == 1
+    assert "claims failed: mean-small" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["reproduce", "--seed", "-2"], ["reproduce", "--device", "gpu"], [],
+                                  ["reproduce", "--quick", "--smoke"], ["reproduce", "--device", "cuda"]])
+def test_bad_arguments_exit_2_with_one_line(argv, capsys, tmp_path: Path):
+    with pytest.raises(SystemExit) as e:
+        reproduce_main(EXP, [*argv, "--out", str(tmp_path)] if argv else argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("paperkit")
+    assert not list(tmp_path.iterdir())
+
+
+def test_resolve_device():
+    assert resolve_device("cpu") == "cpu"
+    assert resolve_device("auto", ("cpu",)) == "cpu"
+    with pytest.raises(DeviceError, match="unknown device"):
+        resolve_device("tpu")
+    with pytest.raises(DeviceError, match="cpu only"):
+        resolve_device("cuda", ("cpu",))
+    if not paperkit.cuda_available():
+        assert resolve_device("auto") == "cpu"
+        with pytest.raises(DeviceError, match="cuda"):
+            resolve_device("cuda")
+
+
+def test_seed_everything_seeds_global_state_and_returns_a_generator():
+    g = seed_everything(5)
+    a = (random.random(), np.random.rand(), g.normal())  # noqa: NPY002
+    g = seed_everything(5)
+    assert (random.random(), np.random.rand(), g.normal()) == a  # noqa: NPY002
+    with pytest.raises(ValueError, match="non-negative"):
+        seed_everything(-1)
+
+
+def test_track_is_silent_off_a_terminal_and_draws_on_one():
+    quiet = io.StringIO()
+    assert list(track(range(5), "x", stream=quiet)) == [0, 1, 2, 3, 4]
+    assert quiet.getvalue() == ""
+    loud = io.StringIO()
+    assert list(track(range(4), "work", stream=loud, enabled=True)) == [0, 1, 2, 3]
+    assert "work 100%" in loud.getvalue() and "4/4" in loud.getvalue()
