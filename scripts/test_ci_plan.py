@@ -23,7 +23,11 @@ ALL = ["alpha", "beta-pkg", "paperkit", "shared-testing"]
         ("schedule", [], ALL),
         ("workflow_dispatch", [], ALL),
         ("pull_request", ["packages/alpha/src/alpha/core.py"], ["alpha"]),
-        ("pull_request", ["packages/alpha/README.md", "packages/beta-pkg/tests/test_x.py"], ["alpha", "beta-pkg"]),
+        (
+            "pull_request",
+            ["packages/alpha/README.md", "packages/beta-pkg/tests/test_x.py"],
+            ["alpha", "beta-pkg"],
+        ),
         ("pull_request", ["packages/alpha/x.py", "packages/paperkit/src/paperkit/cli.py"], ALL),
         ("pull_request", ["shared-testing/src/shared_testing/plugin.py"], ALL),
         ("pull_request", ["uv.lock"], ALL),
@@ -39,7 +43,7 @@ def test_matrix(repo: Path, event: str, changed: list[str], expected: list[str])
 def test_release_tag(repo: Path):
     assert release_package("alpha-v0.2.0", repo) == "alpha"
     assert release_package("beta-pkg-v1.0.0", repo) == "beta-pkg"
-    with pytest.raises(ValueError, match="says 0.2.0"):
+    with pytest.raises(ValueError, match=r"says 0\.2\.0"):
         release_package("alpha-v0.3.0", repo)
     with pytest.raises(ValueError, match="not a package"):
         release_package("gamma-v0.1.0", repo)
@@ -51,3 +55,17 @@ def test_this_repository_lists_its_real_packages():
     names = packages_to_test("push", [])
     assert "paperkit" in names and "shared-testing" in names
     assert (Path(__file__).parent.parent / "packages" / names[0]).is_dir()
+
+
+def test_paper_table_lists_papers_and_skips_infrastructure(repo: Path):
+    from paper_table import paper_table, render
+
+    pp = repo / "packages" / "alpha" / "pyproject.toml"
+    pp.write_text(pp.read_text() + '\n[tool.paper]\ntitle = "Alpha paper"\narxiv = "2401.00001"\nquick_budget_s = 30\n')
+    table = paper_table(repo)
+    assert "[alpha](packages/alpha) | Alpha paper | [2401.00001](https://arxiv.org/abs/2401.00001)" in table
+    assert "paperkit" not in table and "beta-pkg" not in table
+    doc = "intro\n<!-- paper-table:begin -->\nold\n<!-- paper-table:end -->\nend\n"
+    assert render(doc, table) == f"intro\n<!-- paper-table:begin -->\n{table}\n<!-- paper-table:end -->\nend\n"
+    with pytest.raises(ValueError, match="markers"):
+        render("no markers", table)

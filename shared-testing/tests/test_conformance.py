@@ -2,16 +2,34 @@ import json
 from pathlib import Path
 
 import pytest
-
 from shared_testing.conformance import BAD_ARGS, validate_results
 
 
 def _good(out: Path) -> dict:
-    record = {"package": "toy", "scale": "smoke", "config": {}, "seed": 0, "device": "cpu",
-              "versions": {"python": "3.11", "toy": "0.1.0"}, "git_commit": None, "started_at": "t",
-              "wall_time_s": 0.1, "metrics": {}, "all_claims_passed": True,
-              "claims": [{"name": "c1", "statement": "s", "quantity": "q", "observed": 1.0,
-                          "comparison": "<= 2", "passed": True, "paper": ""}]}
+    record = {
+        "package": "toy",
+        "scale": "smoke",
+        "config": {},
+        "seed": 0,
+        "device": "cpu",
+        "versions": {"python": "3.11", "toy": "0.1.0"},
+        "git_commit": None,
+        "started_at": "t",
+        "wall_time_s": 0.1,
+        "metrics": {},
+        "all_claims_passed": True,
+        "claims": [
+            {
+                "name": "c1",
+                "statement": "s",
+                "quantity": "q",
+                "observed": 1.0,
+                "comparison": "<= 2",
+                "passed": True,
+                "paper": "",
+            }
+        ],
+    }
     (out / "results.json").write_text(json.dumps(record))
     (out / "results.md").write_text("c1 ![p](p.png)")
     (out / "p.png").write_bytes(b"\x89PNG\r\n\x1a\n....")
@@ -23,7 +41,9 @@ def test_validate_results_accepts_a_complete_result(tmp_path: Path):
     assert validate_results(tmp_path, "toy")["package"] == "toy"
 
 
-@pytest.mark.parametrize("breakage", ["no-claims", "no-png", "bad-png", "tmp-left", "verdict-lies", "md-missing-claim"])
+@pytest.mark.parametrize(
+    "breakage", ["no-claims", "no-png", "bad-png", "tmp-left", "verdict-lies", "md-missing-claim"]
+)
 def test_validate_results_rejects_broken_results(tmp_path: Path, breakage: str):
     record = _good(tmp_path)
     if breakage == "no-claims":

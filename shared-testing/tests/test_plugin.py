@@ -2,7 +2,6 @@ import socket
 
 import numpy as np
 import pytest
-
 from shared_testing import NetworkAccessError, assert_gradient, assert_identical, finite_difference_grad
 
 
@@ -76,7 +75,7 @@ def test_hub_offline_variables_are_set():
 def test_deterministic_fixture_catches_nondeterminism(deterministic):
     assert deterministic(lambda: {"a": np.arange(3.0), "b": [1, (2, float("nan"))]})["b"][0] == 1
     state = iter(range(10))
-    with pytest.raises(AssertionError, match="differ|!="):
+    with pytest.raises(AssertionError, match=r"differ|!="):
         deterministic(lambda: np.array([next(state)]))
 
 

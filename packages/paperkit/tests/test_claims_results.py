@@ -5,7 +5,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
-
 from paperkit import Claim, Report, markdown_table, write_results
 from paperkit.results import results_record, to_jsonable
 
@@ -16,9 +15,19 @@ def _claim(observed: float, low: float | None = None, high: float | None = None)
 
 @pytest.mark.parametrize(
     ("observed", "low", "high", "passed"),
-    [(0.2, None, 0.35, True), (0.36, None, 0.35, False), (0.35, None, 0.35, True), (0.9, 0.9, None, True),
-     (0.89, 0.9, None, False), (0.5, 0.3, 0.7, True), (0.29, 0.3, 0.7, False), (0.71, 0.3, 0.7, False),
-     (math.nan, 0.3, 0.7, False), (math.inf, 0.0, None, False), (-math.inf, None, 1.0, False)],
+    [
+        (0.2, None, 0.35, True),
+        (0.36, None, 0.35, False),
+        (0.35, None, 0.35, True),
+        (0.9, 0.9, None, True),
+        (0.89, 0.9, None, False),
+        (0.5, 0.3, 0.7, True),
+        (0.29, 0.3, 0.7, False),
+        (0.71, 0.3, 0.7, False),
+        (math.nan, 0.3, 0.7, False),
+        (math.inf, 0.0, None, False),
+        (-math.inf, None, 1.0, False),
+    ],
 )
 def test_claim_interval_verdict(observed, low, high, passed):
     assert _claim(observed, low, high).passed is passed
@@ -41,7 +50,9 @@ def test_claim_refuses_checks_that_cannot_fail():
 
 
 def test_to_jsonable_handles_numpy_and_non_finite():
-    out = to_jsonable({"a": np.float32(1.5), "b": np.arange(3), "c": (np.int64(2), math.inf), "d": np.bool_(True)})
+    out = to_jsonable(
+        {"a": np.float32(1.5), "b": np.arange(3), "c": (np.int64(2), math.inf), "d": np.bool_(True)}
+    )
     assert out == {"a": 1.5, "b": [0, 1, 2], "c": [2, "inf"], "d": True}
     json.dumps(out, allow_nan=False)
 
@@ -55,8 +66,16 @@ def test_markdown_table_escapes_and_unions_columns():
 
 
 def _record(report: Report) -> dict:
-    return results_record(report, package="paperkit", scale="smoke", config={"n": 3}, seed=1, device="cpu",
-                          wall_time_s=0.5, started_at="2026-01-01T00:00:00+00:00")
+    return results_record(
+        report,
+        package="paperkit",
+        scale="smoke",
+        config={"n": 3},
+        seed=1,
+        device="cpu",
+        wall_time_s=0.5,
+        started_at="2026-01-01T00:00:00+00:00",
+    )
 
 
 def _figure() -> Figure:
@@ -68,8 +87,12 @@ def _figure() -> Figure:
 
 
 def test_write_results_writes_json_markdown_and_png(tmp_path: Path):
-    report = Report(metrics={"x": np.float64(0.25)}, claims=[_claim(0.2, None, 0.35), _claim(0.5, None, 0.35)],
-                    tables={"runs": [{"alg": "a", "regret": 1.0}]}, notes=["a note"])
+    report = Report(
+        metrics={"x": np.float64(0.25)},
+        claims=[_claim(0.2, None, 0.35), _claim(0.5, None, 0.35)],
+        tables={"runs": [{"alg": "a", "regret": 1.0}]},
+        notes=["a note"],
+    )
     record = _record(report)
     write_results(tmp_path / "out", record, {"curve": _figure()})
     data = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -5,11 +5,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import paperkit
 import pytest
 from matplotlib.figure import Figure
-
-import paperkit
-from paperkit import Claim, DeviceError, Experiment, Report, reproduce_main, resolve_device, seed_everything, track
+from paperkit import (
+    Claim,
+    DeviceError,
+    Experiment,
+    Report,
+    reproduce_main,
+    resolve_device,
+    seed_everything,
+    track,
+)
 
 
 @dataclass(frozen=True)
@@ -21,8 +29,10 @@ class Cfg:
 def _run(cfg: Cfg, *, seed: int, device: str) -> Report:
     rng = np.random.default_rng(seed)
     x = float(rng.normal(size=cfg.n).mean())
-    return Report(metrics={"mean": x, "device": device},
-                  claims=[Claim.at_most("mean-small", "the mean is small", "|mean| of n normals", abs(x), cfg.bound)])
+    return Report(
+        metrics={"mean": x, "device": device},
+        claims=[Claim.at_most("mean-small", "the mean is small", "|mean| of n normals", abs(x), cfg.bound)],
+    )
 
 
 def _plots(report: Report) -> dict[str, Figure]:
@@ -31,12 +41,21 @@ def _plots(report: Report) -> dict[str, Figure]:
     return {"mean": fig}
 
 
-EXP = Experiment(package="paperkit", description="A toy experiment.", quick=lambda: Cfg(100, 10.0),
-                 full=lambda: Cfg(1000, 10.0), smoke=lambda: Cfg(10, 1e-9), run=_run, plots=_plots)
+EXP = Experiment(
+    package="paperkit",
+    description="A toy experiment.",
+    quick=lambda: Cfg(100, 10.0),
+    full=lambda: Cfg(1000, 10.0),
+    smoke=lambda: Cfg(10, 1e-9),
+    run=_run,
+    plots=_plots,
+)
 
 
 def test_reproduce_main_writes_results_and_prints_claims(tmp_path: Path, capsys):
-    code = reproduce_main(EXP, ["reproduce", "--quick", "--seed", "3", "--device", "cpu", "--out", str(tmp_path)])
+    code = reproduce_main(
+        EXP, ["reproduce", "--quick", "--seed", "3", "--device", "cpu", "--out", str(tmp_path)]
+    )
     assert code == 0
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["config"] == {"n": 100, "bound": 10.0} and data["scale"] == "quick" and data["seed"] == 3
@@ -51,8 +70,16 @@ def test_check_exits_1_when_a_claim_fails(tmp_path: Path, capsys):
     assert "claims failed: mean-small" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["reproduce", "--seed", "-2"], ["reproduce", "--device", "gpu"], [],
-                                  ["reproduce", "--quick", "--smoke"], ["reproduce", "--device", "cuda"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reproduce", "--seed", "-2"],
+        ["reproduce", "--device", "gpu"],
+        [],
+        ["reproduce", "--quick", "--smoke"],
+        ["reproduce", "--device", "cuda"],
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(argv, capsys, tmp_path: Path):
     with pytest.raises(SystemExit) as e:
         reproduce_main(EXP, [*argv, "--out", str(tmp_path)] if argv else argv)

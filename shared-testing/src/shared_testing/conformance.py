@@ -30,8 +30,20 @@ import pytest
 from shared_testing.determinism import assert_identical
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-RECORD_KEYS = {"package", "scale", "config", "seed", "device", "versions", "git_commit", "started_at",
-               "wall_time_s", "metrics", "claims", "all_claims_passed"}
+RECORD_KEYS = {
+    "package",
+    "scale",
+    "config",
+    "seed",
+    "device",
+    "versions",
+    "git_commit",
+    "started_at",
+    "wall_time_s",
+    "metrics",
+    "claims",
+    "all_claims_passed",
+}
 CLAIM_KEYS = {"name", "statement", "quantity", "observed", "comparison", "passed", "paper"}
 BAD_ARGS = [
     ["reproduce", "--seed", "-1"],
@@ -53,10 +65,13 @@ def console_script(name: str) -> Path:
     return found
 
 
-def run_cli(name: str, *args: str | os.PathLike[str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    name: str, *args: str | os.PathLike[str], timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
-    return subprocess.run([str(console_script(name)), *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [str(console_script(name)), *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def validate_results(out: Path, package: str) -> dict[str, Any]:
@@ -69,7 +84,7 @@ def validate_results(out: Path, package: str) -> dict[str, Any]:
     assert record["wall_time_s"] > 0
     assert record["claims"], "a reproduction must check at least one claim"
     for claim in record["claims"]:
-        assert CLAIM_KEYS <= set(claim), f"claim lacks {sorted(CLAIM_KEYS - set(claim))}"
+        assert set(claim) >= CLAIM_KEYS, f"claim lacks {sorted(CLAIM_KEYS - set(claim))}"
         assert isinstance(claim["passed"], bool)
     assert record["all_claims_passed"] == all(c["passed"] for c in record["claims"])
     md = (out / "results.md").read_text()
@@ -92,11 +107,15 @@ class ConformanceSuite:
     module: ClassVar[str]
 
     @pytest.fixture(scope="class")
-    def smoke_runs(self, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[subprocess.CompletedProcess[str], Path]]:
+    def smoke_runs(
+        self, tmp_path_factory: pytest.TempPathFactory
+    ) -> list[tuple[subprocess.CompletedProcess[str], Path]]:
         runs = []
         for i in range(2):
             out = tmp_path_factory.mktemp(f"{self.package}-smoke{i}")
-            proc = run_cli(self.package, "reproduce", "--smoke", "--seed", "7", "--device", "cpu", "--out", out)
+            proc = run_cli(
+                self.package, "reproduce", "--smoke", "--seed", "7", "--device", "cpu", "--out", out
+            )
             runs.append((proc, out))
         return runs
 
@@ -122,24 +141,33 @@ class ConformanceSuite:
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == f"{self.package} {metadata.version(self.package)}"
 
-    def test_smoke_run_writes_valid_results(self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]) -> None:
+    def test_smoke_run_writes_valid_results(
+        self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
         proc, out = smoke_runs[0]
         assert proc.returncode == 0, f"reproduce --smoke failed:\n{proc.stderr[-3000:]}"
         record = validate_results(out, self.package)
         assert record["seed"] == 7 and record["scale"] == "smoke" and record["device"] == "cpu"
         assert record["claims"][0]["name"] in proc.stdout, "reproduce should print its claims table"
 
-    def test_same_seed_same_numbers(self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]) -> None:
+    def test_same_seed_same_numbers(
+        self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
         (p1, o1), (p2, o2) = smoke_runs
         assert p1.returncode == 0 and p2.returncode == 0
         r1, r2 = (json.loads((o / "results.json").read_text()) for o in (o1, o2))
         assert_identical(r1["metrics"], r2["metrics"], "metrics")
-        assert_identical([c["observed"] for c in r1["claims"]], [c["observed"] for c in r2["claims"]], "claims")
+        assert_identical(
+            [c["observed"] for c in r1["claims"]], [c["observed"] for c in r2["claims"]], "claims"
+        )
 
     @pytest.mark.parametrize("args", BAD_ARGS, ids=lambda a: " ".join(a) or "no-args")
     def test_bad_arguments_exit_2_with_one_line(self, args: list[str], tmp_path: Path) -> None:
-        proc = run_cli(self.package, *args, "--out", tmp_path) if args[:1] == ["reproduce"] else \
-            run_cli(self.package, *args)
+        proc = (
+            run_cli(self.package, *args, "--out", tmp_path)
+            if args[:1] == ["reproduce"]
+            else run_cli(self.package, *args)
+        )
         assert proc.returncode == 2, f"exit {proc.returncode} for {args}: {proc.stderr}"
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0], f"expected one error line, got {proc.stderr!r}"
@@ -159,5 +187,7 @@ class ConformanceSuite:
     @pytest.mark.slow
     def test_quick_run_checks_its_claims(self, tmp_path: Path) -> None:
         proc = run_cli(self.package, "reproduce", "--quick", "--check", "--device", "cpu", "--out", tmp_path)
-        assert proc.returncode == 0, f"reproduce --quick --check failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        assert proc.returncode == 0, (
+            f"reproduce --quick --check failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
         validate_results(tmp_path, self.package)

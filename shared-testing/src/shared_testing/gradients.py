@@ -8,8 +8,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 
-def finite_difference_grad(f: Callable[[NDArray[np.float64]], float], x: ArrayLike,
-                           eps: float = 1e-6) -> NDArray[np.float64]:
+def finite_difference_grad(
+    f: Callable[[NDArray[np.float64]], float], x: ArrayLike, eps: float = 1e-6
+) -> NDArray[np.float64]:
     """Central-difference gradient of a scalar function ``f`` at ``x`` (any shape), in float64.
 
     Error is O(eps²) for smooth ``f``; cost is 2·x.size calls.
@@ -28,12 +29,24 @@ def finite_difference_grad(f: Callable[[NDArray[np.float64]], float], x: ArrayLi
     return grad
 
 
-def assert_gradient(f: Callable[[NDArray[np.float64]], float], grad: ArrayLike, x: ArrayLike, *,
-                    eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7) -> None:
+def assert_gradient(
+    f: Callable[[NDArray[np.float64]], float],
+    grad: ArrayLike,
+    x: ArrayLike,
+    *,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
+) -> None:
     """Assert that ``grad`` (the analytic gradient at ``x``) matches central finite differences of ``f``."""
     expected = finite_difference_grad(f, x, eps)
     got = np.asarray(grad, dtype=np.float64)
     if got.shape != expected.shape:
         raise AssertionError(f"gradient shape {got.shape} != parameter shape {expected.shape}")
-    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol,
-                               err_msg="analytic gradient disagrees with central finite differences")
+    np.testing.assert_allclose(
+        got,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        err_msg="analytic gradient disagrees with central finite differences",
+    )

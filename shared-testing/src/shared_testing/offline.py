@@ -31,7 +31,8 @@ def _guarded(real: Any) -> Any:
         if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
             raise NetworkAccessError(
                 f"tests run offline: a connection to {address!r} was blocked by shared-testing "
-                "(only loopback addresses are allowed; make data locally or serve it on 127.0.0.1)")
+                "(only loopback addresses are allowed; make data locally or serve it on 127.0.0.1)"
+            )
         return real(self, address)
 
     return connect

@@ -22,8 +22,13 @@ _SOCKETS = pytest.StashKey[tuple[Any, Any]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("iclr2025-papers")
-    group.addoption("--device", action="store", default="cpu", choices=("cpu", "cuda"),
-                    help="device for torch tests (cuda also un-skips tests marked gpu)")
+    group.addoption(
+        "--device",
+        action="store",
+        default="cpu",
+        choices=("cpu", "cuda"),
+        help="device for torch tests (cuda also un-skips tests marked gpu)",
+    )
     group.addoption("--run-slow", action="store_true", default=False, help="run tests marked slow")
 
 

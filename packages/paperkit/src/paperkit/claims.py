@@ -47,20 +47,23 @@ class Claim:
         object.__setattr__(self, "observed", float(self.observed))
 
     @classmethod
-    def at_most(cls, name: str, statement: str, quantity: str, observed: float, bound: float,
-                **kw: Any) -> Claim:
+    def at_most(
+        cls, name: str, statement: str, quantity: str, observed: float, bound: float, **kw: Any
+    ) -> Claim:
         """Passes when ``observed <= bound``."""
         return cls(name, statement, quantity, observed, None, bound, **kw)
 
     @classmethod
-    def at_least(cls, name: str, statement: str, quantity: str, observed: float, bound: float,
-                 **kw: Any) -> Claim:
+    def at_least(
+        cls, name: str, statement: str, quantity: str, observed: float, bound: float, **kw: Any
+    ) -> Claim:
         """Passes when ``observed >= bound``."""
         return cls(name, statement, quantity, observed, bound, None, **kw)
 
     @classmethod
-    def between(cls, name: str, statement: str, quantity: str, observed: float, low: float,
-                high: float, **kw: Any) -> Claim:
+    def between(
+        cls, name: str, statement: str, quantity: str, observed: float, low: float, high: float, **kw: Any
+    ) -> Claim:
         """Passes when ``low <= observed <= high``."""
         return cls(name, statement, quantity, observed, low, high, **kw)
 

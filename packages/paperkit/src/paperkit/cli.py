@@ -73,18 +73,27 @@ def build_parser(exp: Experiment) -> argparse.ArgumentParser:
     parser = _Parser(prog=exp.package, description=exp.description)
     parser.add_argument("--version", action="version", version=f"{exp.package} {version}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    rep = sub.add_parser("reproduce", help="run the paper's headline experiment and check its claims",
-                         description=f"{exp.description} Runs the headline experiment, checks the claims, "
-                         "writes results.json, results.md and PNG plots.")
+    rep = sub.add_parser(
+        "reproduce",
+        help="run the paper's headline experiment and check its claims",
+        description=f"{exp.description} Runs the headline experiment, checks the claims, "
+        "writes results.json, results.md and PNG plots.",
+    )
     scale = rep.add_mutually_exclusive_group()
     scale.add_argument("--quick", action="store_true", help="the ~1 minute scale (default: full, ~10 min)")
-    scale.add_argument("--smoke", action="store_true",
-                       help="a seconds-long run for tests; its claims are not meaningful at that scale")
+    scale.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a seconds-long run for tests; its claims are not meaningful at that scale",
+    )
     rep.add_argument("--seed", type=_seed, default=0, help="base random seed (default 0)")
-    rep.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
-                     help="where to compute (default auto: cuda when supported and present)")
-    rep.add_argument("--out", type=Path, default=None,
-                     help=f"output folder (default results/{exp.package}/)")
+    rep.add_argument(
+        "--device",
+        default="auto",
+        choices=["auto", "cpu", "cuda"],
+        help="where to compute (default auto: cuda when supported and present)",
+    )
+    rep.add_argument("--out", type=Path, default=None, help=f"output folder (default results/{exp.package}/)")
     rep.add_argument("--check", action="store_true", help="exit 1 when any claim fails")
     return parser
 
@@ -106,7 +115,7 @@ def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
     scale = "smoke" if args.smoke else "quick" if args.quick else "full"
     config = {"smoke": exp.smoke, "quick": exp.quick, "full": exp.full}[scale]()
     out_dir = args.out if args.out is not None else Path("results") / exp.package
-    started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     seed_everything(args.seed)
     try:
@@ -116,8 +125,16 @@ def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{exp.package}: interrupted; nothing was written\n")
         return 130
-    record = results_record(report, package=exp.package, scale=scale, config=config, seed=args.seed,
-                            device=device, wall_time_s=wall, started_at=started)
+    record = results_record(
+        report,
+        package=exp.package,
+        scale=scale,
+        config=config,
+        seed=args.seed,
+        device=device,
+        wall_time_s=wall,
+        started_at=started,
+    )
     written = write_results(out_dir, record, figures)
     sys.stdout.write(results_markdown(record, [p.name for p in written if p.suffix == ".png"]))
     sys.stdout.write(f"\nwrote {', '.join(str(p) for p in written)}\n")

@@ -10,8 +10,15 @@ from typing import TextIO, TypeVar
 T = TypeVar("T")
 
 
-def track(iterable: Iterable[T], desc: str = "", total: int | None = None, *, stream: TextIO | None = None,
-          enabled: bool | None = None, min_interval_s: float = 0.1) -> Iterator[T]:
+def track(
+    iterable: Iterable[T],
+    desc: str = "",
+    total: int | None = None,
+    *,
+    stream: TextIO | None = None,
+    enabled: bool | None = None,
+    min_interval_s: float = 0.1,
+) -> Iterator[T]:
     """Yield from ``iterable`` while drawing ``desc  42% |####    | 42/100 [3s<4s]`` on ``stream``.
 
     Args:

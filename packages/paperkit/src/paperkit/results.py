@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import json
 import math
 import os
@@ -14,9 +13,10 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -88,17 +88,33 @@ def package_versions(package: str) -> dict[str, str]:
 def git_commit(cwd: Path | None = None) -> str | None:
     """The commit of the working tree (``+dirty`` when modified), or None outside a git checkout."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                              timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return head + ("+dirty" if dirty else "") if head else None
 
 
-def results_record(report: Report, *, package: str, scale: str, config: Any, seed: int, device: str,
-                   wall_time_s: float, started_at: str) -> dict[str, Any]:
+def results_record(
+    report: Report,
+    *,
+    package: str,
+    scale: str,
+    config: Any,
+    seed: int,
+    device: str,
+    wall_time_s: float,
+    started_at: str,
+) -> dict[str, Any]:
     """The content of results.json."""
     return {
         "schema": SCHEMA_VERSION,
@@ -138,8 +154,17 @@ def markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def claims_table(claims: Sequence[Claim]) -> str:
-    rows = [{"claim": c.name, "paper": c.paper or "-", "measured": c.quantity, "observed": c.observed,
-             "check": c.comparison, "verdict": "PASS" if c.passed else "FAIL"} for c in claims]
+    rows = [
+        {
+            "claim": c.name,
+            "paper": c.paper or "-",
+            "measured": c.quantity,
+            "observed": c.observed,
+            "check": c.comparison,
+            "verdict": "PASS" if c.passed else "FAIL",
+        }
+        for c in claims
+    ]
     return markdown_table(rows)
 
 
@@ -153,9 +178,17 @@ def results_markdown(record: Mapping[str, Any], figures: Sequence[str] = ()) -> 
         "versions: " + ", ".join(f"{k} {v}" for k, v in record["versions"].items()) + "\n",
         f"## Claims ({passed}/{len(record['claims'])} passed)\n",
     ]
-    rows = [{"claim": c["name"], "paper": c["paper"] or "-", "measured": c["quantity"],
-             "observed": c["observed"], "check": c["comparison"],
-             "verdict": "PASS" if c["passed"] else "FAIL"} for c in record["claims"]]
+    rows = [
+        {
+            "claim": c["name"],
+            "paper": c["paper"] or "-",
+            "measured": c["quantity"],
+            "observed": c["observed"],
+            "check": c["comparison"],
+            "verdict": "PASS" if c["passed"] else "FAIL",
+        }
+        for c in record["claims"]
+    ]
     out.append(markdown_table(rows))
     for name, table in record["tables"].items():
         out += [f"## {name}\n", markdown_table(table)]
@@ -166,13 +199,17 @@ def results_markdown(record: Mapping[str, Any], figures: Sequence[str] = ()) -> 
     return "\n".join(out)
 
 
-def atomic_write_bytes(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    """Write a file through a temporary sibling and rename it into place, so a crash never leaves half a file."""
+def atomic_write_bytes(path: Path, content: bytes | Callable[[BinaryIO], object]) -> None:
+    """Write ``content`` (bytes, or a function writing to a binary file) through a temporary sibling and
+    rename it into place: a crash never leaves half a file, and an earlier version survives intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            write(fh)
+            if isinstance(content, bytes):
+                fh.write(content)
+            else:
+                content(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -188,16 +225,14 @@ def write_results(out_dir: Path, record: Mapping[str, Any], figures: Mapping[str
     Every file is written atomically. Returns the paths written.
     """
     out_dir = Path(out_dir)
-    written = []
-    for name, fig in figures.items():
+    for name in figures:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
             raise ValueError(f"figure name {name!r} must be letters, digits, '.', '_' or '-'")
-        p = out_dir / f"{name}.png"
-        atomic_write_bytes(p, lambda fh, fig=fig: fig.savefig(fh, format="png", dpi=120,
-                                                               bbox_inches="tight"))
-        written.append(p)
-    md = results_markdown(record, [p.name for p in written]).encode()
-    atomic_write_bytes(out_dir / "results.md", lambda fh: fh.write(md) and None)
-    js = (json.dumps(record, indent=2, allow_nan=False) + "\n").encode()
-    atomic_write_bytes(out_dir / "results.json", lambda fh: fh.write(js) and None)
-    return [*written, out_dir / "results.md", out_dir / "results.json"]
+    pngs = [out_dir / f"{name}.png" for name in figures]
+    for p, fig in zip(pngs, figures.values(), strict=True):
+        atomic_write_bytes(p, partial(fig.savefig, format="png", dpi=120, bbox_inches="tight"))
+    atomic_write_bytes(out_dir / "results.md", results_markdown(record, [p.name for p in pngs]).encode())
+    atomic_write_bytes(
+        out_dir / "results.json", (json.dumps(record, indent=2, allow_nan=False) + "\n").encode()
+    )
+    return [*pngs, out_dir / "results.md", out_dir / "results.json"]

@@ -17,7 +17,7 @@ class DeviceError(ValueError):
 
 
 def seed_everything(seed: int) -> np.random.Generator:
-    """Seed python's ``random``, numpy's legacy global RNG and torch (when installed); return a fresh Generator.
+    """Seed python's ``random``, numpy's legacy global RNG and torch (if installed); return a new Generator.
 
     Library code should take the returned generator (or ``seed``) explicitly; the global seeds only
     tame third-party code that draws from global state.
@@ -61,11 +61,14 @@ def resolve_device(requested: str, supported: Sequence[str] = ("cpu", "cuda")) -
         return "cuda" if "cuda" in supported and cuda_available() else "cpu"
     if requested.startswith("cuda"):
         if "cuda" not in supported:
-            raise DeviceError(f"this package runs on {', '.join(supported)} only; --device {requested} "
-                              "is not supported")
+            raise DeviceError(
+                f"this package runs on {', '.join(supported)} only; --device {requested} is not supported"
+            )
         if importlib.util.find_spec("torch") is None:
             raise DeviceError(f"--device {requested} needs torch, which is not installed")
         if not cuda_available():
-            raise DeviceError(f"--device {requested} was requested but no CUDA GPU is visible "
-                              "(torch.cuda.is_available() is False)")
+            raise DeviceError(
+                f"--device {requested} was requested but no CUDA GPU is visible "
+                "(torch.cuda.is_available() is False)"
+            )
     return requested
