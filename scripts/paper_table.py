@@ -1,7 +1,7 @@
 """Write (or check) the README's paper table from every package's [tool.paper] table.
 
-    python scripts/paper_table.py           # rewrite the table between the README's markers
-    python scripts/paper_table.py --check   # exit 1 when the README's table is stale
+python scripts/paper_table.py           # rewrite the table between the README's markers
+python scripts/paper_table.py --check   # exit 1 when the README's table is stale
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ BEGIN, END = "<!-- paper-table:begin -->", "<!-- paper-table:end -->"
 
 
 def paper_table(root: Path = ROOT) -> str:
-    rows = ["| package | paper | arXiv | official code | needs a GPU | quick run |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| package | paper | arXiv | official code | needs a GPU | quick run |",
+        "|---|---|---|---|---|---|",
+    ]
     for pp in sorted(root.glob("packages/*/pyproject.toml")):
         data = tomllib.loads(pp.read_text())
         paper = data.get("tool", {}).get("paper")

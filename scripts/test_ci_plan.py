@@ -61,11 +61,15 @@ def test_paper_table_lists_papers_and_skips_infrastructure(repo: Path):
     from paper_table import paper_table, render
 
     pp = repo / "packages" / "alpha" / "pyproject.toml"
-    pp.write_text(pp.read_text() + '\n[tool.paper]\ntitle = "Alpha paper"\narxiv = "2401.00001"\nquick_budget_s = 30\n')
+    pp.write_text(
+        pp.read_text() + '\n[tool.paper]\ntitle = "Alpha paper"\narxiv = "2401.00001"\nquick_budget_s = 30\n'
+    )
     table = paper_table(repo)
     assert "[alpha](packages/alpha) | Alpha paper | [2401.00001](https://arxiv.org/abs/2401.00001)" in table
     assert "paperkit" not in table and "beta-pkg" not in table
     doc = "intro\n<!-- paper-table:begin -->\nold\n<!-- paper-table:end -->\nend\n"
-    assert render(doc, table) == f"intro\n<!-- paper-table:begin -->\n{table}\n<!-- paper-table:end -->\nend\n"
+    assert (
+        render(doc, table) == f"intro\n<!-- paper-table:begin -->\n{table}\n<!-- paper-table:end -->\nend\n"
+    )
     with pytest.raises(ValueError, match="markers"):
         render("no markers", table)

@@ -107,14 +107,15 @@ class ConformanceSuite:
     module: ClassVar[str]
 
     @pytest.fixture(scope="class")
+    @classmethod
     def smoke_runs(
-        self, tmp_path_factory: pytest.TempPathFactory
+        cls, tmp_path_factory: pytest.TempPathFactory
     ) -> list[tuple[subprocess.CompletedProcess[str], Path]]:
         runs = []
         for i in range(2):
-            out = tmp_path_factory.mktemp(f"{self.package}-smoke{i}")
+            out = tmp_path_factory.mktemp(f"{cls.package}-smoke{i}")
             proc = run_cli(
-                self.package, "reproduce", "--smoke", "--seed", "7", "--device", "cpu", "--out", out
+                cls.package, "reproduce", "--smoke", "--seed", "7", "--device", "cpu", "--out", out
             )
             runs.append((proc, out))
         return runs

@@ -1,0 +1,5 @@
+import sys
+
+from rslqr.cli import main
+
+sys.exit(main())

@@ -1,0 +1,25 @@
+"""``rslqr`` console script: ``rslqr reproduce [--quick] [--seed N] [--out DIR] [--check]``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paperkit import Experiment, reproduce_main
+
+from rslqr import reproduce
+
+EXPERIMENT = Experiment(
+    package="rslqr",
+    description="Regret of least-squares learners for the episodic risk-sensitive LQR "
+    "(Xu, Gao, He; ICLR 2025).",
+    quick=reproduce.Config.quick,
+    full=reproduce.Config.full,
+    smoke=reproduce.Config.smoke,
+    run=reproduce.run,
+    plots=reproduce.plots,
+    devices=("cpu",),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return reproduce_main(EXPERIMENT, argv)
