@@ -139,7 +139,7 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build every package's sdist and wheel; install each wheel alone in a clean venv; run ``--version``."""
+    """Build every package's sdist and wheel; install each paper's wheel alone in a clean venv and run it."""
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
     for package in [*PACKAGES, "shared-testing"]:
@@ -167,6 +167,16 @@ def build(session: nox.Session) -> None:
             env={"UV_NO_CONFIG": "1"},
         )
         session.run(str(venv / "bin" / package), "--version", external=True)
+        smoke = Path(session.create_tmp()) / f"smoke-{package}"
+        session.run(
+            str(venv / "bin" / package),
+            "reproduce",
+            "--smoke",
+            "--out",
+            str(smoke),
+            external=True,
+            silent=True,
+        )
 
 
 @nox.session(venv_backend="none")

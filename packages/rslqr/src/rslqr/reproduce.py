@@ -160,8 +160,6 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         )
         curves = np.stack([log.cumulative_regret for log in logs])
         summary = _summarise(curves, grid)
-        with np.errstate(invalid="ignore"):  # quantiles of curves holding +inf (see _median)
-            q25, q75 = np.quantile(curves[:, plot_grid - 1], [0.25, 0.75], axis=0, method="inverted_cdf")
         summary.update(
             system=sys_name,
             gamma=gamma,
@@ -171,8 +169,7 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
             curve={
                 "N": plot_grid,
                 "median": _median(curves, axis=0)[plot_grid - 1],
-                "q25": q25,
-                "q75": q75,
+                "per_seed": curves[:, plot_grid - 1],
             },
         )
         results[f"{sys_name}/gamma={gamma:g}/{alg}"] = summary
@@ -279,32 +276,32 @@ def plots(report: Report) -> dict[str, Figure]:
     for group, keys in groups.items():
         fig = Figure(figsize=(7, 4.5))
         ax = fig.add_subplot()
+        finite_top = []
         for key in keys:
             c = _curve(report, key)
+            case = cases[key]
+            n_inf, n_seeds = case["seeds_with_infinite_regret"], len(c["per_seed"])
+            label = LABELS.get(case["algorithm"], case["algorithm"])
+            if n_inf:
+                label += f" ({n_inf}/{n_seeds} seeds reach +inf)"
             ok = np.isfinite(c["median"]) & (c["median"] > 0)
-            (line,) = ax.loglog(c["N"][ok], c["median"][ok], label=LABELS.get(key.rsplit("/", 1)[1], key))
-            band = ok & np.isfinite(c["q75"]) & (c["q25"] > 0)
-            ax.fill_between(c["N"][band], c["q25"][band], c["q75"][band], color=line.get_color(), alpha=0.15)
+            (line,) = ax.loglog(c["N"][ok], c["median"][ok], lw=2, label=label)
+            for seed_curve in c["per_seed"]:
+                good = np.isfinite(seed_curve) & (seed_curve > 0)
+                ax.loglog(c["N"][good], seed_curve[good], color=line.get_color(), lw=0.5, alpha=0.35)
+                if good.any():
+                    finite_top.append(float(seed_curve[good][-1]))
         n = _curve(report, keys[0])["N"]
         ref = n[n >= 64]
-        if ref.size:
-            top = max(
-                float(
-                    np.nanmax(
-                        np.where(
-                            np.isfinite(_curve(report, k)["median"]), _curve(report, k)["median"], np.nan
-                        )
-                    )
-                )
-                for k in keys
-            )
+        if ref.size and finite_top:
+            top = float(np.median(finite_top))
             ax.loglog(ref, top * np.sqrt(ref / ref[-1]), "k--", lw=0.8, label="∝ √N (reference)")
             ax.loglog(ref, top * ref / ref[-1], "k:", lw=0.8, label="∝ N (reference)")
         system, gamma = group.split("/")
         ax.set(
             xlabel="episodes N",
             ylabel="cumulative regret (cost units)",
-            title=f"System {system}, {gamma.replace('gamma', 'γ')}: median over seeds, 25–75% band",
+            title=f"System {system}, {gamma.replace('gamma', 'γ')}: seed median (thick), finite seeds (thin)",
         )
         ax.legend(fontsize=7, loc="upper left")
         ax.grid(True, which="both", alpha=0.3)
