@@ -146,6 +146,8 @@ def _leqr_gains(
     return K, P, c
 
 
+# Overflow of an unstable closed loop is mapped to +inf inside, so numpy's warnings are silenced.
+@np.errstate(over="ignore", invalid="ignore")
 def _policy_value(
     A: FloatArray,
     B: FloatArray,
@@ -165,22 +167,6 @@ def _policy_value(
     P_t = Q + KᵀRK + FᵀPF + γ Nᵀ S^{1/2} G⁻¹ S^{1/2} N and c_t = c_{t+1} - (1/γ) log det G.
     When σ = 0 the η block of G is the identity and is dropped.
     """
-    # Overflow of an unstable closed loop is mapped to +inf below, so silence numpy's warnings.
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _policy_value_loop(A, B, Q, R, QT, Wh, K, gamma, sigma)
-
-
-def _policy_value_loop(
-    A: FloatArray,
-    B: FloatArray,
-    Q: FloatArray,
-    R: FloatArray,
-    QT: FloatArray,
-    Wh: FloatArray,
-    K: FloatArray,
-    gamma: float,
-    sigma: float,
-) -> tuple[FloatArray, float]:
     T, m, n = K.shape
     P = 0.5 * (QT + QT.T)
     c = 0.0
