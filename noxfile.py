@@ -76,7 +76,7 @@ def tests(session: nox.Session, package: str, device: str) -> None:
     """One package's default tests on one device, in an environment holding only what it declares."""
     if device == "cuda" and not _gpu_present():
         session.skip("no CUDA GPU on this machine")
-    _sync(session, "--package", package, "--no-default-groups", "--group", "test")
+    _sync(session, "--package", package, "--all-extras", "--no-default-groups", "--group", "test")
     session.chdir(_path(package))
     session.run("pytest", "-q", "-p", "no:cacheprovider", "--device", device, *session.posargs)
 
@@ -85,7 +85,7 @@ def tests(session: nox.Session, package: str, device: str) -> None:
 @nox.parametrize("package", TESTED, ids=TESTED)
 def slow(session: nox.Session, package: str) -> None:
     """One package's tests including those marked slow (CPU)."""
-    _sync(session, "--package", package, "--no-default-groups", "--group", "test")
+    _sync(session, "--package", package, "--all-extras", "--no-default-groups", "--group", "test")
     session.chdir(_path(package))
     session.run("pytest", "-q", "-p", "no:cacheprovider", "--run-slow", *session.posargs)
 
@@ -131,7 +131,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy on every src/ tree, in one environment with every package installed."""
-    _sync(session, "--all-packages", "--group", "dev")
+    _sync(session, "--all-packages", "--all-extras", "--group", "dev")
     srcs = [str(p) for p in sorted(ROOT.glob("packages/*/src"))] + ["shared-testing/src"]
     for src in srcs:  # one run each: every package has its own top-level module name space
         session.run("mypy", src)
