@@ -1,0 +1,107 @@
+"""paperkit.lm: tiny, locally built Hugging Face language models for papers about LLMs.
+
+Installed with the extra ``paperkit[lm]``.
+
+No weights are downloaded: tokenizers are built from an alphabet or trained on your texts, models are
+initialised from a config with an explicit seed, fine-tuned in a few hundred steps, and served over an
+OpenAI-compatible API when a method talks to "an LLM endpoint".
+
+- Tokenizers: :func:`char_tokenizer`, :func:`train_bpe_tokenizer`
+  (specials ``<pad>`` ``<bos>`` ``<eos>`` ``<unk>``).
+- Models: :func:`tiny_causal_lm` (GPT-2 or Llama), :func:`save_model`, :func:`load_model`.
+- Scoring: :func:`encode_prompt_response`, :func:`sequence_logprobs`
+  (the log-probabilities DPO-style losses use).
+- Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`train_causal_lm` (SFT).
+- Generation: :func:`generate` (greedy or seeded sampling, stop strings), :func:`generate_completions`.
+- Chat: the :class:`ChatModel` protocol, :class:`HFChatModel` (in process), :class:`OpenAIChatModel`
+  (any OpenAI-compatible endpoint), :class:`ChatTemplate`.
+- Serving: :func:`serve` (an OpenAI-compatible HTTP server in a background thread); ``paperkit-lm serve``.
+
+The names are imported on first use, so ``import paperkit.lm`` (and the ``paperkit-lm`` command line) does
+not load torch; using any of them without the extra raises an ImportError that says what to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
+    from paperkit.lm.generation import Completion, generate, generate_completions
+    from paperkit.lm.models import load_model, save_model, tiny_causal_lm
+    from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
+    from paperkit.lm.server import LMServer, serve
+    from paperkit.lm.tokenization import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer
+    from paperkit.lm.training import TrainConfig, lr_factor, optimizer_and_schedule, train_causal_lm
+
+_WHERE = {
+    "ChatModel": "chat",
+    "ChatTemplate": "chat",
+    "HFChatModel": "chat",
+    "OpenAIChatModel": "chat",
+    "Completion": "generation",
+    "generate": "generation",
+    "generate_completions": "generation",
+    "load_model": "models",
+    "save_model": "models",
+    "tiny_causal_lm": "models",
+    "encode_prompt_response": "scoring",
+    "sequence_logprobs": "scoring",
+    "LMServer": "server",
+    "serve": "server",
+    "SPECIAL_TOKENS": "tokenization",
+    "char_tokenizer": "tokenization",
+    "train_bpe_tokenizer": "tokenization",
+    "TrainConfig": "training",
+    "lr_factor": "training",
+    "optimizer_and_schedule": "training",
+    "train_causal_lm": "training",
+}
+
+__all__ = [
+    "SPECIAL_TOKENS",
+    "ChatModel",
+    "ChatTemplate",
+    "Completion",
+    "HFChatModel",
+    "LMServer",
+    "OpenAIChatModel",
+    "TrainConfig",
+    "char_tokenizer",
+    "encode_prompt_response",
+    "generate",
+    "generate_completions",
+    "load_model",
+    "lr_factor",
+    "optimizer_and_schedule",
+    "save_model",
+    "sequence_logprobs",
+    "serve",
+    "tiny_causal_lm",
+    "train_bpe_tokenizer",
+    "train_causal_lm",
+]
+assert set(__all__) == set(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'paperkit.lm' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f"paperkit.lm.{where}")
+    except ModuleNotFoundError as err:
+        if err.name and err.name.split(".")[0] in ("torch", "transformers", "tokenizers", "openai"):
+            raise ImportError(
+                f"paperkit.lm.{name} needs the 'lm' extra ({err.name} is not installed): "
+                "pip install 'paperkit[lm]'"
+            ) from err
+        raise
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

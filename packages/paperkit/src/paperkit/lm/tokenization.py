@@ -1,0 +1,110 @@
+"""Tokenizers built locally: one token per character, or a byte-level BPE trained on your texts.
+
+Both return a ``transformers.PreTrainedTokenizerFast`` with the same four special tokens, in this order
+and with these ids: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3. ``padding_side`` is
+``"right"``, and encoding adds no special tokens by itself (``tokenizer(text)`` gives the text's tokens
+only): :func:`paperkit.lm.encode_prompt_response` and :func:`paperkit.lm.generate` add ``<bos>``/``<eos>``
+explicitly. ``decode`` does no clean-up of spaces, so ``decode(encode(text)) == text`` for any text whose
+characters the tokenizer knows; a character it does not know becomes ``<unk>``.
+
+As everywhere in Hugging Face tokenizers, the literal strings ``<pad>``, ``<bos>``, ``<eos>`` and ``<unk>``
+inside a text are read as the special tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast
+
+PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
+SPECIAL_TOKENS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
+
+
+def _wrap(backend: Tokenizer) -> PreTrainedTokenizerFast:
+    tok: Any = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        pad_token=PAD,
+        bos_token=BOS,
+        eos_token=EOS,
+        unk_token=UNK,
+        padding_side="right",
+        clean_up_tokenization_spaces=False,
+    )
+    return tok
+
+
+def char_tokenizer(alphabet: str | Iterable[str]) -> PreTrainedTokenizerFast:
+    """A tokenizer with one token per distinct character of ``alphabet`` (plus the four special tokens).
+
+    Args:
+        alphabet: a string, or an iterable of strings (e.g. a corpus); every distinct character in it
+            gets a token. Ids: the specials 0-3, then the characters in sorted (code-point) order, so the
+            same alphabet always gives the same ids.
+
+    Returns:
+        ``PreTrainedTokenizerFast`` of ``4 + n_chars`` tokens; ``decode(encode(text)) == text`` for text
+        over the alphabet.
+    """
+    if isinstance(alphabet, str):
+        chars = set(alphabet)
+    else:
+        chars = set()
+        for i, piece in enumerate(alphabet):
+            if not isinstance(piece, str):
+                raise TypeError(
+                    f"alphabet must be a str or an iterable of str; item {i} is {type(piece).__name__}"
+                )
+            chars.update(piece)
+    if not chars:
+        raise ValueError("alphabet is empty: give at least one character")
+    vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *sorted(chars)])}
+    # BPE without merges: every character is its own token; characters outside the vocabulary -> <unk>.
+    backend = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token=UNK))
+    backend.decoder = decoders.Fuse()  # join tokens with nothing between them
+    return _wrap(backend)
+
+
+def train_bpe_tokenizer(texts: Iterable[str], vocab_size: int, *, seed: int = 0) -> PreTrainedTokenizerFast:
+    """Train a byte-level BPE tokenizer (GPT-2's scheme) on ``texts`` with the ``tokenizers`` library.
+
+    Texts are split GPT-2 style (words with their leading space, digits, punctuation) and mapped to bytes;
+    the base alphabet is the set of bytes that occur in ``texts`` (not all 256, so tiny vocabularies work),
+    and merges are learned until the vocabulary has ``vocab_size`` tokens or no pair occurs twice. Text
+    whose bytes all occur in ``texts`` round-trips exactly; other bytes become ``<unk>``.
+
+    Args:
+        texts: the training corpus (at least one non-empty string).
+        vocab_size: the largest vocabulary, specials included; at least 4 + the number of distinct bytes.
+        seed: accepted for a uniform API; the ``tokenizers`` BPE trainer is deterministic (ties between
+            equally frequent pairs are broken by the pair's content), so the seed changes nothing.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+    if isinstance(texts, str):
+        raise TypeError("texts must be an iterable of strings, not a single str")
+    corpus = list(texts)
+    for i, t in enumerate(corpus):
+        if not isinstance(t, str):
+            raise TypeError(f"texts must be strings; item {i} is {type(t).__name__}")
+    n_bytes = len({b for t in corpus for b in t.encode("utf-8")})
+    if n_bytes == 0:
+        raise ValueError("texts are empty: give at least one non-empty string")
+    minimum = len(SPECIAL_TOKENS) + n_bytes
+    if vocab_size < minimum:
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small: the texts use {n_bytes} distinct bytes, so the "
+            f"vocabulary needs at least {minimum} tokens (4 specials + the byte alphabet)"
+        )
+    backend = Tokenizer(models.BPE(unk_token=UNK))
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False, initial_alphabet=[]
+    )
+    backend.train_from_iterator(corpus, trainer=trainer)
+    return _wrap(backend)

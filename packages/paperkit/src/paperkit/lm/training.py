@@ -1,0 +1,166 @@
+"""Supervised fine-tuning of a causal LM on prompt/response pairs: AdamW, warm-up + cosine, clipping."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from paperkit.lm.models import check_device
+from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
+from paperkit.progress import track
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """An optimisation run.
+
+    Attributes:
+        steps: optimiser steps (>= 1).
+        batch_size: pairs a step (>= 1; may exceed the data set, which is then cycled).
+        lr: peak learning rate of AdamW (> 0).
+        weight_decay: AdamW's decoupled decay (>= 0); :func:`train_causal_lm` applies it to matrices and
+            embeddings only, not to biases and norm gains.
+        warmup_steps: steps of linear warm-up (0 <= warmup_steps <= steps).
+        grad_clip: the largest global gradient L2 norm (> 0; ``math.inf`` turns clipping off).
+        seed: seeds the minibatch order (>= 0).
+    """
+
+    steps: int
+    batch_size: int
+    lr: float = 3e-4
+    weight_decay: float = 0.01
+    warmup_steps: int = 0
+    grad_clip: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "warmup_steps", "seed"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"TrainConfig.{name} must be an int, got {type(value).__name__}")
+        for name in ("lr", "weight_decay", "grad_clip"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise TypeError(f"TrainConfig.{name} must be a number, got {type(value).__name__}")
+        if self.steps < 1:
+            raise ValueError(f"TrainConfig.steps must be >= 1, got {self.steps}")
+        if self.batch_size < 1:
+            raise ValueError(f"TrainConfig.batch_size must be >= 1, got {self.batch_size}")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"TrainConfig.lr must be a positive finite number, got {self.lr}")
+        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise ValueError(f"TrainConfig.weight_decay must be >= 0, got {self.weight_decay}")
+        if not 0 <= self.warmup_steps <= self.steps:
+            raise ValueError(
+                f"TrainConfig.warmup_steps must be in [0, steps={self.steps}], got {self.warmup_steps}"
+            )
+        if not self.grad_clip > 0:  # also rejects NaN
+            raise ValueError(
+                f"TrainConfig.grad_clip must be > 0 (math.inf: no clipping), got {self.grad_clip}"
+            )
+        if self.seed < 0:
+            raise ValueError(f"TrainConfig.seed must be >= 0, got {self.seed}")
+
+
+def lr_factor(step: int, config: TrainConfig) -> float:
+    """The learning-rate multiplier of optimiser step ``step`` (0-based).
+
+    ``(step + 1) / warmup_steps`` during warm-up (so the first step already moves), then
+    ``(1 + cos(π · (step - warmup_steps) / (steps - warmup_steps))) / 2``: 1 at the end of warm-up,
+    falling to 0 at ``step == steps`` (one past the last step), so every step has a positive rate.
+    """
+    if step < config.warmup_steps:
+        return (step + 1) / config.warmup_steps
+    decay = config.steps - config.warmup_steps
+    if decay == 0:
+        return 0.0
+    progress = min((step - config.warmup_steps) / decay, 1.0)
+    return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def optimizer_and_schedule(
+    params: Iterable[torch.Tensor] | Iterable[dict[str, Any]], config: TrainConfig
+) -> tuple[torch.optim.AdamW, torch.optim.lr_scheduler.LambdaLR]:
+    """AdamW at ``config.lr`` with ``config.weight_decay`` and a LambdaLR following :func:`lr_factor`.
+
+    ``params`` is what ``torch.optim.AdamW`` takes: tensors, or parameter groups (dicts) whose own
+    ``weight_decay`` wins. Call ``optimizer.step()`` then ``scheduler.step()`` once per step.
+    """
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, config))
+    return optimizer, scheduler
+
+
+def decay_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
+    """Two AdamW groups: tensors of >= 2 dims (matrices, embeddings) decay; biases and norm gains do not."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.ndim >= 2]
+    keep = [p for p in params if p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": keep, "weight_decay": 0.0}]
+
+
+def _index_stream(n: int, generator: torch.Generator) -> Iterator[int]:
+    while True:  # epochs: each a fresh permutation, so every pair is seen once before any repeats
+        yield from torch.randperm(n, generator=generator).tolist()
+
+
+def train_causal_lm(
+    model: torch.nn.Module,
+    tokenizer: PreTrainedTokenizerBase,
+    prompts: Sequence[str],
+    responses: Sequence[str],
+    config: TrainConfig,
+    *,
+    max_length: int,
+    device: str = "cpu",
+    progress: bool = True,
+) -> list[float]:
+    """Supervised fine-tuning: minimise the mean negative log-likelihood of the response tokens.
+
+    Minibatches of ``config.batch_size`` pairs come from successive random permutations of the data,
+    drawn with a CPU ``torch.Generator`` seeded with ``config.seed``. The loss of a step is
+    ``-sum(per_token) / n_response_tokens`` over the batch (response tokens and each final eos, as in
+    :func:`sequence_logprobs`); then AdamW (:func:`decay_groups`), gradient clipping at
+    ``config.grad_clip`` and the warm-up + cosine schedule. Same model, data and config => same losses.
+
+    The model is trained in place on ``device`` (where it must already be) and left in the train/eval mode
+    it came in. Raises ValueError if a pair is longer than ``max_length`` tokens.
+
+    Returns:
+        The loss of each step (nats per response token), ``config.steps`` floats.
+    """
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    dev = check_device(model, device)
+    data = encode_prompt_response(tokenizer, prompts, responses, max_length=max_length, device=str(dev))
+    lengths = data["attention_mask"].sum(-1).cpu()
+    optimizer, scheduler = optimizer_and_schedule(decay_groups(model, config.weight_decay), config)
+    generator = torch.Generator().manual_seed(config.seed)
+    order = _index_stream(len(lengths), generator)
+    was_training = model.training
+    model.train()
+    losses: list[float] = []
+    try:
+        for _ in track(range(config.steps), desc="sft", enabled=None if progress else False):
+            idx = torch.tensor([next(order) for _ in range(config.batch_size)], dtype=torch.long)
+            width = int(lengths[idx].max())
+            batch = {k: v[idx.to(dev), :width] for k, v in data.items()}
+            _, per_token = sequence_logprobs(model, batch)
+            loss = -per_token.sum() / batch["response_mask"].sum()
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+            scheduler.step()
+            losses.append(float(loss.detach()))
+    finally:
+        model.train(was_training)
+        optimizer.zero_grad(set_to_none=True)
+    return losses
