@@ -1,0 +1,113 @@
+"""tpo: Tree Preference Optimization (Liao, Chu, Wang; ICLR 2025) on small causal LMs.
+
+- Data: :class:`PreferenceList`, :func:`split_steps`; the arithmetic preference trees in :mod:`tpo.arith`.
+- Losses (pure torch): :func:`tpo_loss`, :func:`plr_loss`, :func:`lambda_weights`,
+  :func:`adaptive_step_weights`, :func:`weighted_rewards`, :func:`dpo_loss`, :func:`dpo_pl_loss`.
+- Models (paperkit.lm): :func:`encode_lists`, :func:`token_logratios`, :func:`train_preference` with
+  :class:`TPOObjective`, :class:`DPOObjective`, :class:`DPOPLObjective`; :func:`implicit_rewards`.
+- Metrics: :func:`kendall_tau`, :func:`mean_kendall_tau`.
+
+Names are imported on first use, so the ``tpo`` command answers ``--help`` without loading torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tpo.data import PreferenceList, split_steps, step_spans
+    from tpo.logprobs import ListBatch, check_models, encode_lists, token_logratios
+    from tpo.losses import (
+        adaptive_step_weights,
+        dpo_loss,
+        dpo_pl_loss,
+        lambda_weights,
+        plr_loss,
+        sample_pairs,
+        tpo_loss,
+        weighted_rewards,
+    )
+    from tpo.metrics import kendall_tau, mean_kendall_tau
+    from tpo.trainer import (
+        DPOObjective,
+        DPOPLObjective,
+        TPOObjective,
+        implicit_rewards,
+        preference_loss,
+        train_preference,
+    )
+
+try:
+    __version__ = metadata.version("tpo")
+except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0"
+
+_WHERE = {
+    "PreferenceList": "data",
+    "split_steps": "data",
+    "step_spans": "data",
+    "ListBatch": "logprobs",
+    "check_models": "logprobs",
+    "encode_lists": "logprobs",
+    "token_logratios": "logprobs",
+    "adaptive_step_weights": "losses",
+    "dpo_loss": "losses",
+    "dpo_pl_loss": "losses",
+    "lambda_weights": "losses",
+    "plr_loss": "losses",
+    "sample_pairs": "losses",
+    "tpo_loss": "losses",
+    "weighted_rewards": "losses",
+    "kendall_tau": "metrics",
+    "mean_kendall_tau": "metrics",
+    "DPOObjective": "trainer",
+    "DPOPLObjective": "trainer",
+    "TPOObjective": "trainer",
+    "implicit_rewards": "trainer",
+    "preference_loss": "trainer",
+    "train_preference": "trainer",
+}
+
+__all__ = [
+    "DPOObjective",
+    "DPOPLObjective",
+    "ListBatch",
+    "PreferenceList",
+    "TPOObjective",
+    "__version__",
+    "adaptive_step_weights",
+    "check_models",
+    "dpo_loss",
+    "dpo_pl_loss",
+    "encode_lists",
+    "implicit_rewards",
+    "kendall_tau",
+    "lambda_weights",
+    "mean_kendall_tau",
+    "plr_loss",
+    "preference_loss",
+    "sample_pairs",
+    "split_steps",
+    "step_spans",
+    "token_logratios",
+    "tpo_loss",
+    "train_preference",
+    "weighted_rewards",
+]
+
+assert set(__all__) == {*_WHERE, "__version__"}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'tpo' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tpo.{where}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,5 @@
+import sys
+
+from tpo.cli import main
+
+sys.exit(main())

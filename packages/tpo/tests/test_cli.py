@@ -1,0 +1,42 @@
+"""The console script, through the shared conformance battery and tpo's own checks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from shared_testing.conformance import ConformanceSuite
+
+
+class TestConformance(ConformanceSuite):
+    package = "tpo"
+    module = "tpo"
+
+    def test_smoke_results_carry_every_method_and_the_pair_check(
+        self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
+        proc, out = smoke_runs[0]
+        assert proc.returncode == 0, proc.stderr
+        record = json.loads((out / "results.json").read_text())
+        assert set(record["metrics"]["methods"]) == {"dpo", "tpo"}
+        assert record["metrics"]["pair_check"]["abs_diff_lambda_off"] <= 1e-6
+        assert "| tpo-equals-dpo-on-pairs |" in proc.stdout and (out / "methods.png").exists()
+        assert record["tables"]["Methods (mean over seeds)"][0]["method"] == "SFT reference"
+
+
+def test_module_entry_point_prints_the_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "tpo", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("tpo ")
+
+
+def test_help_does_not_load_torch():
+    code = (
+        "import sys\nfrom tpo.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('torch' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip().endswith("False"), proc.stdout + proc.stderr
