@@ -98,3 +98,21 @@ def test_finite_differences_match_a_known_gradient_and_catch_a_wrong_one():
     assert_gradient(f, true, x)
     with pytest.raises(AssertionError, match="finite differences"):
         assert_gradient(f, a @ x + np.cos(x), x)
+
+
+def test_torch_one_thread_sets_and_restores_the_thread_count(pytester: pytest.Pytester):
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    pytester.makepyfile(
+        """
+        import pytest
+        import torch
+
+        pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+        def test_inside():
+            assert torch.get_num_threads() == 1
+        """
+    )
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert torch.get_num_threads() == before

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -16,12 +14,7 @@ ARCHS = ["gpt2", "llama"]
 PROMPTS = ["abc", "a", "hij hij ab", "", "jihgfedcba"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
 
 
 @pytest.fixture(scope="module")

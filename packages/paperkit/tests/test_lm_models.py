@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,7 @@ ARCHS = ["gpt2", "llama"]
 SMALL = {"n_layer": 2, "n_head": 4, "d_model": 32, "max_positions": 48}
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    # Tiny models run fastest on one thread, and a busy shared machine makes two threads much slower.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
 
 
 @pytest.fixture(scope="module")

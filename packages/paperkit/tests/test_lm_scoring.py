@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -22,12 +20,7 @@ PROMPTS = ["abc=", "j=", "hello there=", ""]
 RESPONSES = ["cba", "jjjj", "ok", "a b"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
 
 
 @pytest.fixture(scope="module")

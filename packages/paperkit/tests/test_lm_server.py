@@ -38,12 +38,7 @@ CONVERSATIONS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,12 +25,7 @@ PROMPTS = ["".join(_rng.choice(ALPHABET) for _ in range(4)) + "=" for _ in range
 RESPONSES = ["".join(_rng.choice(ALPHABET) for _ in range(4)) for _ in range(8)]
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,14 @@
 
 Options: ``--device cpu|cuda`` (default cpu) and ``--run-slow``. Markers: ``slow`` (skipped unless
 ``--run-slow``) and ``gpu`` (skipped unless ``--device cuda``). Fixtures: ``device``, ``seed``, ``rng``,
-``torch_gen``, ``deterministic``. Every test runs offline: connections beyond loopback fail.
+``torch_gen``, ``torch_one_thread``, ``deterministic``. Every test runs offline: connections beyond
+loopback fail.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,21 @@ def torch_gen(seed: int, device: str) -> Any:
     """A ``torch.Generator`` on ``device`` seeded with ``seed`` (skips when torch is not installed)."""
     torch = pytest.importorskip("torch")
     return torch.Generator(device=device).manual_seed(seed)
+
+
+@pytest.fixture
+def torch_one_thread() -> Iterator[None]:
+    """Run the test on one torch intra-op thread and restore the previous count afterwards.
+
+    Tiny models are fastest on one thread, and on a busy 2-core machine an OpenMP team that cannot get its
+    cores made such tests 7-30x slower. Use it with
+    ``pytestmark = pytest.mark.usefixtures("torch_one_thread")``.
+    """
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture
