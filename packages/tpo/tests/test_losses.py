@@ -266,13 +266,19 @@ def test_gradcheck_through_log_ratios_and_hidden_states(torch_gen):
 def test_identical_trajectories_get_weight_two_and_double_reward(torch_gen):
     h = torch.randn(1, 1, 9, 5, generator=torch_gen, dtype=F64).expand(1, 3, 9, 5)
     ids = torch.tensor([0, 0, 1, 1, 1, 2, 2, 3, 3]).expand(1, 3, 9)
-    w = adaptive_step_weights(h, ids, torch.tensor([1]))
-    torch.testing.assert_close(w[0, 1], torch.ones(3, dtype=F64))  # the reference keeps w = 1
+    w = adaptive_step_weights(h, ids, torch.tensor([1]), reference_weight="one")
+    torch.testing.assert_close(w[0, 1], torch.ones(3, dtype=F64))  # the spec's reading: reference w = 1
     torch.testing.assert_close(w[0, [0, 2]], torch.full((2, 3), 2.0, dtype=F64))
     ell = torch.randn(1, 1, 9, generator=torch_gen, dtype=F64).expand(1, 3, 9).clone()
     ell[..., :2] = 0.0  # prompt tokens: no log-ratio
     r = weighted_rewards(ell, ids, w, 0.1)
     assert float(r[0, 0]) == pytest.approx(2 * float(r[0, 1]), rel=1e-12)
+    # default (official loss.py): the reference's own steps get 1 + cos(h, h) = 2 like any identical step,
+    # so identical members get identical rewards
+    w_code = adaptive_step_weights(h, ids, torch.tensor([1]))
+    torch.testing.assert_close(w_code, torch.full((1, 3, 3), 2.0, dtype=F64))
+    r_code = weighted_rewards(ell, ids, w_code, 0.1)
+    torch.testing.assert_close(r_code[0, 0], r_code[0, 1], rtol=1e-12, atol=0)
     w_minus = adaptive_step_weights(h, ids, torch.tensor([1]), mode="one_minus_cos")
     torch.testing.assert_close(w_minus[0, 0], torch.zeros(3, dtype=F64), atol=1e-12, rtol=0)
 
@@ -283,7 +289,8 @@ def test_orthogonal_step_embeddings_give_weight_one():
     h[0, 1, :, 1] = 3.0  # the other member's along e2
     ids = torch.tensor([[1, 1, 2, 2], [1, 1, 2, 2]])[None]
     w = adaptive_step_weights(h, ids, torch.tensor([0]))
-    torch.testing.assert_close(w, torch.ones(1, 2, 2, dtype=F64))
+    torch.testing.assert_close(w[0, 1], torch.ones(2, dtype=F64))
+    torch.testing.assert_close(w[0, 0], torch.full((2,), 2.0, dtype=F64))  # the reference's own: cos = 1
 
 
 def test_steps_missing_from_the_reference_keep_weight_one(torch_gen):

@@ -117,7 +117,7 @@ def test_shared_gold_prefix_gets_asr_weight_two_on_a_real_model(tok, device):
     assert hidden is not None
     h = hidden.reshape(1, 2, b.shape[2], -1)
     w = adaptive_step_weights(h, b.step_ids, best_index(b.scores))
-    torch.testing.assert_close(w[0, 0], torch.ones(3, device=device))  # the reference
+    torch.testing.assert_close(w[0, 0], torch.full((3,), 2.0, device=device))  # the reference: cos = 1
     torch.testing.assert_close(w[0, 1, :2], torch.full((2,), 2.0, device=device))  # identical steps 1-2
     assert float(w[0, 1, 2]) < 2.0  # the slipped step differs
 

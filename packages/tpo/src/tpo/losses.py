@@ -21,8 +21,10 @@ N − 1; ``label="minmax"``: (v − v_min)/(v_max − v_min)), and Z the number 
 
 Adaptive Step Reward (ASR): with y_ref the best-scored member and h_j^k the mean last-layer hidden state
 of step k of y_j, the step weight is w_j^k = 1 + cos(h_j^k, h_ref^k) (``step_weight="one_plus_cos"``, the
-official code) or 1 − cos (``"one_minus_cos"``); w = 1 for the reference itself, for steps that the
-reference lacks, and for tokens in no step. The list member's reward is r̃_j = β Σ_t w_j^{k(t)} ℓ_t(y_j).
+official code) or 1 − cos (``"one_minus_cos"``); the reference's own steps get the formula's value with
+cos = 1 (2 for 1 + cos, as the official ``loss.py`` computes it; ``reference_weight="one"`` is the spec's
+reading, w = 1); steps that the reference lacks and tokens in no step get w = 1. The list member's reward is
+r̃_j = β Σ_t w_j^{k(t)} ℓ_t(y_j).
 """
 
 from __future__ import annotations
@@ -192,13 +194,14 @@ def adaptive_step_weights(
     *,
     mode: StepWeight = "one_plus_cos",
     detach: bool = False,
-    reference_weight: ReferenceWeight = "one",
+    reference_weight: ReferenceWeight = "formula",
 ) -> Tensor:
     """w: (B, N, K) ASR weights of every member's steps against the reference member ``ref_index`` (B,).
 
     w_j^k = 1 ± cos(h_j^k, h_ref^k) where both have a step k; 1 elsewhere. The reference's own steps get
-    w = 1 (``reference_weight="one"``, the spec's reading) or the formula with cos = 1, i.e. 2 for
-    ``one_plus_cos`` (``"formula"``, what the official ``loss.py`` computes)."""
+    the formula with cos = 1, i.e. 2 for ``one_plus_cos`` (``reference_weight="formula"``, the default:
+    what the official ``loss.py`` computes, so a step identical to the reference's weighs the same in
+    both), or w = 1 (``"one"``, the spec's reading)."""
     if mode not in ("one_plus_cos", "one_minus_cos"):
         raise ValueError(f"unknown step_weight {mode!r}; expected 'one_plus_cos' or 'one_minus_cos'")
     h = hidden.detach() if detach else hidden
@@ -271,7 +274,7 @@ def tpo_loss(
     normalize: Normalize = "pairs",
     clamp_steps_to_min: bool = False,
     aggregate: Aggregate = "sum",
-    reference_weight: ReferenceWeight = "one",
+    reference_weight: ReferenceWeight = "formula",
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """The TPO loss (PLR over ASR-adjusted implicit rewards). Returns ``(loss, extras)`` where extras holds
     the detached ``rewards`` (B, N) and, with ASR, the step ``weights`` (B, N, K).

@@ -53,17 +53,23 @@ METHODS: dict[str, tuple[str, Any]] = {
         "DPO (best vs worst, as the official baseline)",
         lambda b: DPOObjective(beta=b, pair_sampling="best_vs_worst"),
     ),
-    "tpo": ("TPO (PLR with λ-weights + ASR 1+cos)", lambda b: TPOObjective(beta=b)),
+    "tpo": (
+        "TPO (PLR with λ-weights + ASR 1+cos, reference weight 2 as in the official loss.py)",
+        lambda b: TPOObjective(beta=b),
+    ),
     "tpo_no_asr": ("TPO w/o ASR (LiPO-λ)", lambda b: TPOObjective(beta=b, use_asr=False)),
     "tpo_no_lambda": ("TPO w/o λ-weights (Δ ≡ 1)", lambda b: TPOObjective(beta=b, use_lambda=False)),
-    "tpo_one_minus_cos": ("TPO with ASR 1−cos", lambda b: TPOObjective(beta=b, step_weight="one_minus_cos")),
+    "tpo_one_minus_cos": (
+        "TPO with ASR 1−cos (reference weight 1)",
+        lambda b: TPOObjective(beta=b, step_weight="one_minus_cos", reference_weight="one"),
+    ),
     "tpo_official_reward": (
         "TPO with the official loss.py reward (step means, reference weight 2)",
         lambda b: TPOObjective(beta=b, aggregate="step_mean", reference_weight="formula"),
     ),
-    "tpo_ref_weight_2": (
-        "TPO with the reference's own step weights 2 (official)",
-        lambda b: TPOObjective(beta=b, reference_weight="formula"),
+    "tpo_ref_weight_1": (
+        "TPO with the reference's own step weights 1 (the spec's reading)",
+        lambda b: TPOObjective(beta=b, reference_weight="one"),
     ),
     "dpo_pl": ("DPO-PL (Plackett–Luce)", lambda b: DPOPLObjective(beta=b)),
     "sft_best": ("SFT on the best trajectory of each tree (cross-entropy)", None),
@@ -125,7 +131,7 @@ class Config:
         "tpo_no_asr",
         "tpo_no_lambda",
         "tpo_one_minus_cos",
-        "tpo_ref_weight_2",
+        "tpo_ref_weight_1",
     )
     n_seeds: int = 3
     curve_every: int = 40
@@ -388,7 +394,7 @@ def _run(config: Config, *, seed: int, device: str) -> Report:
                 "dpo_loss": equality.get("dpo_loss", math.nan),
                 "abs_diff_with_asr": equality.get("abs_diff_with_asr", math.nan),
             },
-            note="with ASR on the two losses differ (the ASR weights are 1 only for the reference member)",
+            note="with ASR on the losses differ (ASR weighs the reference's steps 2, the other's 1 + cos)",
         ),
         Claim.at_least(
             "tpo-ranks-better-than-dpo",
@@ -482,7 +488,8 @@ def _run(config: Config, *, seed: int, device: str) -> Report:
         "τ plain: Kendall τ-b between each list member's implicit reward β Σ_t ℓ_t and its score, "
         "averaged over held-out lists; the same reward definition for every method, and it needs no label.",
         "τ ASR: the ASR-weighted reward r̃ with the best-scored member as the reference trajectory; it "
-        "uses the labels (the reference member gets weight 1), so it is reported but not used for a claim.",
+        "uses the labels (the best member is the reference every other member is compared with), so it is "
+        "reported but not used for a claim.",
         f"SFT reference: log-likelihood ranks the test lists with τ = {sft_eval['tau_loglik']:.3f}; "
         "its implicit rewards are all 0.",
         "All methods start from the same SFT reference, see the same trees in the same order per seed, "

@@ -55,8 +55,8 @@ class TPOObjective:
         clamp_steps_to_min: the official dataset's clamping of step ids (default False).
         aggregate: ``"sum"`` (r̃ = β Σ_t w ℓ_t, the spec's reading) or ``"step_mean"`` (the official
             ``loss.py``: a w-weighted mean of per-step mean log-ratios).
-        reference_weight: the reference member's own step weights: ``"one"`` (the spec) or ``"formula"``
-            (1 + cos(h, h) = 2, as the official ``loss.py`` computes them).
+        reference_weight: the reference member's own step weights: ``"formula"`` (1 + cos(h, h) = 2, as
+            the official ``loss.py`` computes them; default) or ``"one"`` (the spec's reading).
         step_pattern: regular expression of a step marker.
     """
 
@@ -69,7 +69,7 @@ class TPOObjective:
     normalize: Normalize = "pairs"
     clamp_steps_to_min: bool = False
     aggregate: Aggregate = "sum"
-    reference_weight: ReferenceWeight = "one"
+    reference_weight: ReferenceWeight = "formula"
     step_pattern: str = DEFAULT_STEP_PATTERN
 
     def __post_init__(self) -> None:
