@@ -1,0 +1,5 @@
+import sys
+
+from ols_certify.cli import main
+
+sys.exit(main())

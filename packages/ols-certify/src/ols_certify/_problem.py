@@ -1,0 +1,48 @@
+"""A validated regression problem shared by the certificate and the baselines (internal)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ols_certify._validate import as_design, check_k_max, check_rank, coef_index, column_names
+from ols_certify.ols import OLSFit, _fit
+from ols_certify.whiten import Whitened, whiten
+
+
+@dataclass(frozen=True)
+class Problem:
+    X: np.ndarray  # (n, d) float64
+    y: np.ndarray  # (n,)
+    fit: OLSFit
+    e: int
+    w: Whitened
+
+    @property
+    def n(self) -> int:
+        return self.fit.n
+
+    @property
+    def se_e(self) -> float:
+        return float(self.fit.se[self.e])
+
+
+def prepare(X: Any, y: Any, coef: Any, names: Sequence[str] | None = None) -> Problem:
+    Xa, ya = as_design(X, y)
+    nm = column_names(Xa.shape[1], names)
+    e = coef_index(coef, Xa.shape[1], nm)
+    check_rank(Xa, nm)
+    fit = _fit(Xa, ya, nm)
+    return Problem(Xa, ya, fit, e, whiten(Xa, fit.resid, e, float(fit.beta[e])))
+
+
+def default_k_max(n: int) -> int:
+    """The official code's k_max_factor = 0.1 (k ≤ n/10), but at least 10 and at most n − 1."""
+    return min(n - 1, max(n // 10, 10))
+
+
+def resolve_k_max(k_max: Any, n: int) -> int:
+    return default_k_max(n) if k_max is None else check_k_max(k_max, n)
