@@ -13,6 +13,8 @@ from shared_testing.conformance import ConformanceSuite
 class TestConformance(ConformanceSuite):
     package = "tpo"
     module = "tpo"
+    # fails honestly at quick scale (README: the τ gap is −0.007 against the frozen +0.05)
+    known_failing_quick_claims = frozenset({"tpo-ranks-better-than-dpo"})
 
     def test_smoke_results_carry_every_method_and_the_pair_check(
         self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
