@@ -1,0 +1,98 @@
+"""Cost of AIHF's inner solvers, against the named peers.
+
+1. Grid: time per AIHF outer iteration (exact soft value iteration + occupancy + gradient) vs grid size,
+   and its ratio to rolling out the same number of env steps (H) through the gymnasium env.
+2. Reacher-v5: environment steps per second of our SAC loop (one 64x64 SAC update per step) vs the plain
+   env step rate, and vs Stable-Baselines3's SAC with the same nets/batch (the spec's named peer; skipped
+   when stable-baselines3, in the `bench` dependency group, is not installed).
+
+Run: python benchmarks/bench_inner_solvers.py   (one torch thread; numbers are wall-clock on this machine)
+"""
+
+from __future__ import annotations
+
+import time
+
+import aihf  # noqa: F401  (registers aihf/FeatureGrid-v0)
+import gymnasium as gym
+import numpy as np
+import torch
+from aihf.continuous import ContinuousConfig, train_continuous
+from aihf.data import collect_trajectories
+from aihf.envs import FeatureGridEnv
+from aihf.envs.reacher import noisy
+from aihf.tabular import TabularMDP, aihf_objective
+
+
+def _best(fn, repeat: int = 5) -> float:
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return min(out)
+
+
+def bench_grid() -> None:
+    print("grid: one AIHF outer iteration (soft VI + occupancy + exact gradient), H = 30")
+    for size in (8, 16, 24):
+        env = FeatureGridEnv(size=size, n_hazard=size, n_mud=size + size // 2)
+        mdp = TabularMDP.from_env(env)
+        demos = collect_trajectories(env, lambda o, t, g: int(g.integers(4)), 20, 0)
+        pairs = [(demos[i], demos[i + 1]) for i in range(0, 20, 2)]
+        theta = np.array([1.0, -1.0, -0.2])
+        it = _best(
+            lambda mdp=mdp, demos=demos, pairs=pairs, theta=theta: aihf_objective(
+                theta, mdp, demos, pairs, 20.0, 0.1
+            )
+        )
+        ep = _best(lambda env=env: collect_trajectories(env, lambda o, t, g: 1, 1, 0))
+        print(
+            f"  {size}x{size} (|S| = {size * size}): {it * 1e3:8.2f} ms/iteration; one 30-step env episode "
+            f"{ep * 1e3:6.2f} ms; ratio {it / ep:6.1f}"
+        )
+
+
+def bench_reacher(steps: int = 2000) -> None:
+    env = gym.make("Reacher-v5")
+    env.reset(seed=0)
+    t = time.perf_counter()
+    for _ in range(steps):
+        _, _, term, trunc, _ = env.step(env.action_space.sample())
+        if term or trunc:
+            env.reset()
+    plain = steps / (time.perf_counter() - t)
+    demos = collect_trajectories(env, noisy(0.3), 5, 1)
+    cfg = ContinuousConfig(env_steps=steps, start_steps=100, bc_steps=1, reward_every=10**9)
+    t = time.perf_counter()
+    train_continuous("ML-IRL", demos, [], cfg, seed=0)
+    ours = steps / (time.perf_counter() - t)
+    print(
+        f"Reacher-v5: plain env {plain:8.0f} steps/s; our SAC loop {ours:6.0f} steps/s "
+        f"(ratio plain/ours {plain / ours:5.1f})"
+    )
+    try:
+        from stable_baselines3 import SAC as SB3SAC
+    except ImportError:
+        print("  stable-baselines3 not installed (bench group): peer comparison skipped")
+        return
+    model = SB3SAC(
+        "MlpPolicy",
+        gym.make("Reacher-v5"),
+        policy_kwargs={"net_arch": [64, 64]},
+        batch_size=128,
+        learning_starts=100,
+        ent_coef=0.05,
+        seed=0,
+        device="cpu",
+    )
+    t = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    sb3 = steps / (time.perf_counter() - t)
+    print(f"  Stable-Baselines3 SAC (64x64, batch 128): {sb3:6.0f} steps/s; ours/SB3 = {ours / sb3:4.2f}")
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    bench_grid()
+    bench_reacher()

@@ -1,0 +1,118 @@
+"""aihf: joint reward and policy learning from demonstrations and preferences (AIHF, ICLR 2025).
+
+Reproduces "Joint Reward and Policy Learning with Demonstrations and Human Feedback Improves Alignment"
+(Li et al., ICLR 2025, arXiv 2406.06874): the bi-level objective (demonstration likelihood of the
+reward's soft-optimal policy + λ x Bradley–Terry likelihood of the preferences) solved by alternating
+policy and reward steps, with the RLHF, ML-IRL and BC baselines, exact on the package's tabular gymnasium
+env ``aihf/FeatureGrid-v0`` (registered on import) and with a reward MLP + SAC on MuJoCo Reacher-v5.
+
+The torch-based names (``SAC``, ``MLPReward``, ``train_continuous``, ...) are imported on first use, so
+that ``import aihf`` and the CLI start without torch.
+"""
+
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from aihf.data import (
+    PreferencePair,
+    Trajectory,
+    bt_label,
+    collect_preferences,
+    collect_trajectories,
+    pair_returns,
+)
+from aihf.envs import ENV_ID, FeatureGridEnv, grid_layout, register_envs
+from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert
+from aihf.experiment import TABULAR_METHODS, TabularSetting, run_tabular
+from aihf.reproduce import Config
+from aihf.tabular import (
+    FitResult,
+    SoftVI,
+    TabularMDP,
+    aihf_objective,
+    aihf_tabular,
+    behaviour_cloning,
+    bt_reward,
+    demo_log_likelihood,
+    feature_expectation,
+    hard_value_iteration,
+    ml_irl_tabular,
+    policy_return,
+    rlhf_tabular,
+    soft_value_iteration,
+    state_occupancy,
+    tabular_policy,
+)
+
+register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
+
+try:
+    __version__ = version("aihf")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0"
+
+_LAZY = {
+    "SAC": "aihf.sac",
+    "TanhGaussianActor": "aihf.sac",
+    "CONTINUOUS_METHODS": "aihf.continuous",
+    "ContinuousConfig": "aihf.continuous",
+    "MLPReward": "aihf.continuous",
+    "evaluate_actor": "aihf.continuous",
+    "train_continuous": "aihf.continuous",
+    "ReacherSetting": "aihf.experiment_reacher",
+    "run_reacher": "aihf.experiment_reacher",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'aihf' has no attribute {name!r}")
+
+
+__all__ = [
+    "CONTINUOUS_METHODS",
+    "ENV_ID",
+    "SAC",
+    "TABULAR_METHODS",
+    "Config",
+    "ContinuousConfig",
+    "FeatureGridEnv",
+    "FitResult",
+    "MLPReward",
+    "PreferencePair",
+    "ReacherSetting",
+    "SoftVI",
+    "TabularMDP",
+    "TabularSetting",
+    "TanhGaussianActor",
+    "Trajectory",
+    "__version__",
+    "aihf_objective",
+    "aihf_tabular",
+    "behaviour_cloning",
+    "bt_label",
+    "bt_reward",
+    "collect_preferences",
+    "collect_trajectories",
+    "demo_log_likelihood",
+    "evaluate_actor",
+    "feature_expectation",
+    "grid_layout",
+    "hard_value_iteration",
+    "mixed_policy",
+    "ml_irl_tabular",
+    "noisy",
+    "pair_returns",
+    "policy_return",
+    "reacher_pd_expert",
+    "register_envs",
+    "rlhf_tabular",
+    "run_reacher",
+    "run_tabular",
+    "soft_value_iteration",
+    "state_occupancy",
+    "tabular_policy",
+    "train_continuous",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from aihf.cli import main
+
+sys.exit(main())

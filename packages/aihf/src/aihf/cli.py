@@ -1,0 +1,25 @@
+"""``aihf`` console script: ``aihf reproduce [--quick] [--seed N] [--out DIR] [--check]``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paperkit import Experiment, reproduce_main
+
+from aihf import reproduce
+
+EXPERIMENT = Experiment(
+    package="aihf",
+    description="AIHF: joint reward and policy learning from demonstrations and preferences vs RLHF, "
+    "ML-IRL and BC (Li et al.; ICLR 2025).",
+    quick=reproduce.Config.quick,
+    full=reproduce.Config.full,
+    smoke=reproduce.Config.smoke,
+    run=reproduce.run,
+    plots=reproduce.plots,
+    devices=("cpu",),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return reproduce_main(EXPERIMENT, argv)

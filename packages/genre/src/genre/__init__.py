@@ -1,0 +1,108 @@
+"""genre: generative algorithmic recourse (GenRe) and its baselines.
+
+Reproduces "From Search to Sampling: Generative Models for Robust Algorithmic Recourse" (Garg,
+Nagalapatti, Sarawagi; ICLR 2025, arXiv 2505.07351). Names are imported on first use (PEP 562), so the
+console script answers ``--help`` and ``--version`` without importing torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from genre.baselines import NNR, ROAR, GrowingSpheres, Wachter
+    from genre.classifiers import MLPClassifier, as_proba, as_torch_proba, gold_model
+    from genre.data import Dataset, load_breast_cancer_semisynthetic, load_moons
+    from genre.metrics import (
+        cost_l1,
+        evaluate,
+        fit_lof,
+        gold_prob,
+        immutable_violation,
+        lof_inliers,
+        validity,
+    )
+    from genre.model import PairTransformer, bin_edges, soft_targets
+    from genre.pairs import PairDistribution, PairSampler, pair_distribution, pair_weights_dense
+    from genre.recourse import GenRe
+    from genre.reproduce import Config
+
+_WHERE = {
+    "NNR": "baselines",
+    "ROAR": "baselines",
+    "GrowingSpheres": "baselines",
+    "Wachter": "baselines",
+    "MLPClassifier": "classifiers",
+    "as_proba": "classifiers",
+    "as_torch_proba": "classifiers",
+    "gold_model": "classifiers",
+    "Dataset": "data",
+    "load_breast_cancer_semisynthetic": "data",
+    "load_moons": "data",
+    "cost_l1": "metrics",
+    "evaluate": "metrics",
+    "fit_lof": "metrics",
+    "gold_prob": "metrics",
+    "immutable_violation": "metrics",
+    "lof_inliers": "metrics",
+    "validity": "metrics",
+    "PairTransformer": "model",
+    "bin_edges": "model",
+    "soft_targets": "model",
+    "PairDistribution": "pairs",
+    "PairSampler": "pairs",
+    "pair_distribution": "pairs",
+    "pair_weights_dense": "pairs",
+    "GenRe": "recourse",
+    "Config": "reproduce",
+}
+
+try:
+    __version__ = version("genre")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0"
+
+__all__ = [
+    "NNR",
+    "ROAR",
+    "Config",
+    "Dataset",
+    "GenRe",
+    "GrowingSpheres",
+    "MLPClassifier",
+    "PairDistribution",
+    "PairSampler",
+    "PairTransformer",
+    "Wachter",
+    "__version__",
+    "as_proba",
+    "as_torch_proba",
+    "bin_edges",
+    "cost_l1",
+    "evaluate",
+    "fit_lof",
+    "gold_model",
+    "gold_prob",
+    "immutable_violation",
+    "load_breast_cancer_semisynthetic",
+    "load_moons",
+    "lof_inliers",
+    "pair_distribution",
+    "pair_weights_dense",
+    "soft_targets",
+    "validity",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"genre.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'genre' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,7 @@
+"""One torch thread for the whole test session: the tensors here are tiny, and on the shared 2-core machine
+an OpenMP team that cannot get both cores makes each op much slower (the reproduce run is single-threaded
+for the same reason)."""
+
+import torch
+
+torch.set_num_threads(1)

@@ -1,0 +1,153 @@
+"""Memorisation and accuracy metrics for any HF causal LM on TinyMem token rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from tinymem.data import PAD, noise_in_window
+
+
+def _device(model: torch.nn.Module) -> torch.device:
+    return next(model.parameters()).device
+
+
+@torch.no_grad()
+def greedy_continuation(
+    model: torch.nn.Module, prompts: torch.Tensor, n_tokens: int, batch_size: int = 256
+) -> torch.Tensor:
+    """Greedy-decode exactly ``n_tokens`` tokens after each prompt (EOS does not stop it, as
+    the official min_length = max_length).
+
+    Args:
+        prompts: (B, P) int64 token ids. Returns: (B, n_tokens) int64.
+    """
+    if n_tokens < 0:
+        raise ValueError(f"n_tokens must be >= 0, got {n_tokens}")
+    was = model.training
+    model.eval()
+    dev = _device(model)
+    outs = []
+    for s in range(0, len(prompts), batch_size):
+        x = prompts[s : s + batch_size].to(dev)
+        for _ in range(n_tokens):  # no KV cache: any model returning .logits works, and these are tiny
+            nxt = model(input_ids=x).logits[:, -1].argmax(-1, keepdim=True)
+            x = torch.cat([x, nxt], dim=1)
+        outs.append(x[:, prompts.shape[1] :].cpu())
+    model.train(was)
+    return torch.cat(outs) if outs else torch.empty((0, n_tokens), dtype=torch.long)
+
+
+@dataclass(frozen=True)
+class MemResult:
+    """Memorisation of the eligible noised sequences (noise inside the window).
+
+    Attributes:
+        percent_memorized: % of eligible sequences whose greedy continuation of the clean prompt equals the
+            noised training continuation on all ``window`` tokens.
+        percent_clean_correct: % whose continuation equals the clean continuation instead.
+        memorized_idx: indices (into the given noised rows) of the memorised sequences.
+        n_eligible: number of eligible sequences.
+    """
+
+    percent_memorized: float
+    percent_clean_correct: float
+    memorized_idx: torch.Tensor
+    n_eligible: int
+
+
+def percent_memorized(
+    model: torch.nn.Module, noised: torch.Tensor, clean: torch.Tensor, prompt_len: int, window: int
+) -> MemResult:
+    """The paper's memorisation metric (official ``refined_check_percent_memorized``).
+
+    Args:
+        noised, clean: (n, T) int64 noised training rows and their clean twins.
+        prompt_len, window: P and K; the window [P, P+K) must fit in T.
+    """
+    if noised.shape != clean.shape or noised.ndim != 2:
+        raise ValueError(
+            f"noised and clean must share one (n, T) shape, got {tuple(noised.shape)}, {tuple(clean.shape)}"
+        )
+    if prompt_len < 1 or window < 1:
+        raise ValueError(f"prompt_len and window must be >= 1, got {prompt_len}, {window}")
+    if prompt_len + window > noised.shape[1]:
+        raise ValueError(
+            f"the window [{prompt_len}, {prompt_len + window}) is longer than the sequences "
+            f"({noised.shape[1]} tokens)"
+        )
+    elig = noise_in_window(noised, clean, prompt_len, window).nonzero().flatten()
+    if len(elig) == 0:
+        return MemResult(float("nan"), float("nan"), torch.empty(0, dtype=torch.long), 0)
+    gen = greedy_continuation(model, clean[elig, :prompt_len], window)
+    sl = slice(prompt_len, prompt_len + window)
+    mem = (gen == noised[elig, sl]).all(dim=1)
+    cc = (gen == clean[elig, sl]).all(dim=1)
+    n = len(elig)
+    return MemResult(100.0 * float(mem.sum()) / n, 100.0 * float(cc.sum()) / n, elig[mem], n)
+
+
+def token_losses(model: torch.nn.Module, seqs: torch.Tensor, *, include_pad: bool = True) -> torch.Tensor:
+    """Per-sequence mean next-token cross-entropy (differentiable), the official ``clm_loss_fn``.
+
+    Args:
+        seqs: (B, T) int64 on the model's device. include_pad: also score PAD targets (training does, as
+            the official ``model(batch, labels=batch)``). Returns: (B,) nats per token.
+    """
+    logits = model(input_ids=seqs).logits[:, :-1]
+    tgt = seqs[:, 1:]
+    nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), reduction="none").view(
+        tgt.shape
+    )
+    if include_pad:
+        return nll.mean(dim=1)
+    mask = (tgt != PAD).to(nll.dtype)
+    return (nll * mask).sum(1) / mask.sum(1).clamp_min(1.0)
+
+
+@torch.no_grad()
+def token_accuracy(
+    model: torch.nn.Module, seqs: torch.Tensor, *, include_pad: bool = True, batch_size: int = 512
+) -> float:
+    """% of next tokens predicted exactly by argmax on (n, T) rows.
+
+    ``include_pad=True`` is the official ``accuracy`` (every position, PAD targets included);
+    ``include_pad=False`` scores only the real tokens (digits, spaces, EOS).
+    """
+    was = model.training
+    model.eval()
+    dev = _device(model)
+    hit = tot = 0
+    for s in range(0, len(seqs), batch_size):
+        x = seqs[s : s + batch_size].to(dev)
+        pred = model(input_ids=x).logits[:, :-1].argmax(-1)
+        tgt = x[:, 1:]
+        m = torch.ones_like(tgt, dtype=torch.bool) if include_pad else tgt != PAD
+        hit += int(((pred == tgt) & m).sum())
+        tot += int(m.sum())
+    model.train(was)
+    return 100.0 * hit / max(tot, 1)
+
+
+@torch.no_grad()
+def perplexity(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512) -> float:
+    """exp(mean NLL of the non-PAD next tokens) on (n, T) rows."""
+    was = model.training
+    model.eval()
+    dev = _device(model)
+    nll = 0.0
+    tot = 0
+    for s in range(0, len(seqs), batch_size):
+        x = seqs[s : s + batch_size].to(dev)
+        logits = model(input_ids=x).logits[:, :-1]
+        tgt = x[:, 1:]
+        m = tgt != PAD
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), reduction="none").view(
+            tgt.shape
+        )
+        nll += float(ce[m].sum())
+        tot += int(m.sum())
+    model.train(was)
+    return float(torch.exp(torch.tensor(nll / max(tot, 1))))
