@@ -1,0 +1,115 @@
+"""lpca_metric_embed: exact low-dimensional graph embeddings, Euclidean metric (L2) vs logistic PCA.
+
+Reproduces "How Low Can You Go? Searching for the Intrinsic Dimensionality of Complex Networks using
+Metric Node Embeddings" (Nakis, Holm, Fiehn, Mørup; ICLR 2025, arXiv 2503.01723).
+
+Names are imported on first use (PEP 562), so that the console script answers ``--help`` and
+``--version`` without importing torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lpca_metric_embed.baselines import svd_sign_mismatch
+    from lpca_metric_embed.graphs import (
+        DENSE_MAX_NODES,
+        Graph,
+        block_cliques,
+        from_edge_index,
+        planted_rgg,
+        rgg_radius,
+        to_graph,
+    )
+    from lpca_metric_embed.large import fit_active_set
+    from lpca_metric_embed.losses import LOSSES, hinge, logistic, poisson, threshold
+    from lpca_metric_embed.models import L2Embedding, LPCAEmbedding
+    from lpca_metric_embed.recon import Mismatch, dense_mismatch, kdtree_mismatch, mismatch
+    from lpca_metric_embed.search import SearchResult, find_eed, log_search, pca_init
+    from lpca_metric_embed.theory import l2_to_lpca, lpca_to_l2
+    from lpca_metric_embed.train import MODELS, FitResult, fit
+
+_WHERE = {
+    "svd_sign_mismatch": "baselines",
+    "DENSE_MAX_NODES": "graphs",
+    "Graph": "graphs",
+    "block_cliques": "graphs",
+    "from_edge_index": "graphs",
+    "planted_rgg": "graphs",
+    "rgg_radius": "graphs",
+    "to_graph": "graphs",
+    "fit_active_set": "large",
+    "LOSSES": "losses",
+    "hinge": "losses",
+    "logistic": "losses",
+    "poisson": "losses",
+    "threshold": "losses",
+    "L2Embedding": "models",
+    "LPCAEmbedding": "models",
+    "Mismatch": "recon",
+    "dense_mismatch": "recon",
+    "kdtree_mismatch": "recon",
+    "mismatch": "recon",
+    "SearchResult": "search",
+    "find_eed": "search",
+    "log_search": "search",
+    "pca_init": "search",
+    "l2_to_lpca": "theory",
+    "lpca_to_l2": "theory",
+    "FitResult": "train",
+    "MODELS": "train",
+    "fit": "train",
+}
+
+try:
+    __version__ = version("lpca-metric-embed")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0"
+
+__all__ = [
+    "DENSE_MAX_NODES",
+    "LOSSES",
+    "MODELS",
+    "FitResult",
+    "Graph",
+    "L2Embedding",
+    "LPCAEmbedding",
+    "Mismatch",
+    "SearchResult",
+    "__version__",
+    "block_cliques",
+    "dense_mismatch",
+    "find_eed",
+    "fit",
+    "fit_active_set",
+    "from_edge_index",
+    "hinge",
+    "kdtree_mismatch",
+    "l2_to_lpca",
+    "log_search",
+    "logistic",
+    "lpca_to_l2",
+    "mismatch",
+    "pca_init",
+    "planted_rgg",
+    "poisson",
+    "rgg_radius",
+    "svd_sign_mismatch",
+    "threshold",
+    "to_graph",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"lpca_metric_embed.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lpca_metric_embed' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

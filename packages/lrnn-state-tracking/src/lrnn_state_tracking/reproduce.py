@@ -1,0 +1,438 @@
+"""The headline experiment: parity (and report-only mod-3 / mod-5) with eigenvalue range [0, 1] vs [−1, 1].
+
+Every (task, model, seed) run trains a fresh model on lengths 3–40 (answer-only loss) and evaluates it on
+fresh sequences of lengths 41–256 (length generalisation), in float32. The closed-form oracles are run
+at length 10,000. ``run(config, seed=..., device=...)`` returns a :class:`paperkit.Report`;
+``plots(report)`` draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+from paperkit import Claim, Report, track
+
+from lrnn_state_tracking.model import LRNNLM
+from lrnn_state_tracking.oracles import parity_deltanet_oracle, parity_diag_oracle
+from lrnn_state_tracking.tasks import get_task
+from lrnn_state_tracking.training import accuracy_by_length, scaled_accuracy, train
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# name -> (layer, eigenvalue range)
+MODELS: dict[str, tuple[str, str]] = {
+    "diag[0,1]": ("diag", "01"),
+    "diag[-1,1]": ("diag", "pm1"),
+    "deltanet[0,1]": ("deltanet", "01"),
+    "deltanet[-1,1]": ("deltanet", "pm1"),
+    "ghproduct[-1,1]": ("ghproduct", "pm1"),
+    "lstm": ("lstm", "01"),
+    "transformer": ("transformer", "01"),
+}
+ZERO_ONE = ("diag[0,1]", "deltanet[0,1]")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One block of runs: ``models`` on ``task``, ``seeds`` seeds each, with its own model size and steps."""
+
+    task: str
+    models: tuple[str, ...]
+    seeds: int
+    steps: int
+    d_model: int
+    n_layers: int
+    lr: float
+    weight_decay: float = 0.0
+
+    def __post_init__(self) -> None:
+        get_task(self.task)
+        unknown = [m for m in self.models if m not in MODELS]
+        if unknown:
+            raise ValueError(f"unknown models {unknown}; expected names from {sorted(MODELS)}")
+        for name in ("seeds", "steps", "d_model", "n_layers"):
+            val = getattr(self, name)
+            if isinstance(val, bool) or not isinstance(val, int) or val < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {val!r}")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Scale and settings of the reproduction (defaults: the full run).
+
+    Attributes:
+        experiments: the blocks of runs; the first must be parity.
+        batch, warmup: 64 sequences a step, 50 warm-up steps, then cosine decay to lr·1e−3 (spec).
+        train_len, eval_len: (3, 40) and (41, 256) (official harness: train 3–40, test 40–256).
+        n_eval: evaluation sequences per run (1,024, spec).
+        oracle_len, oracle_batch: the oracles' strings (10,000 long, spec).
+        d_state: Mamba state size N (official default 16; 4 here to fit the CPU budget).
+        conv: short-convolution width of the LRNN layers (official 4; 0 here, see the README's deviations).
+        *_min / *_max: the claims' bounds, frozen from the calibration run recorded in the README.
+    """
+
+    experiments: tuple[Experiment, ...]
+    batch: int = 64
+    warmup: int = 50
+    train_len: tuple[int, int] = (3, 40)
+    eval_len: tuple[int, int] = (41, 256)
+    n_eval: int = 1024
+    oracle_len: int = 10_000
+    oracle_batch: int = 4
+    d_state: int = 4
+    conv: int = 0
+    # Frozen from the calibration run (quick, seed 0; README): diag[-1,1] 0.507 (at chance: nothing to
+    # calibrate, the spec's 0.95 kept), [0,1] max 0.507 vs the best [-1,1] model 0.903 (half-way 0.705),
+    # deltanet[-1,1] 0.903 vs chance 0.5 (half-way 0.70; the spec's 0.90 would be tighter).
+    pm1_parity_min: float = 0.95
+    zero_one_parity_max: float = 0.71
+    deltanet_pm1_parity_min: float = 0.70
+
+    def __post_init__(self) -> None:
+        if not self.experiments or self.experiments[0].task != "parity":
+            raise ValueError("the first experiment must be parity (the claims are about it)")
+        if self.oracle_len < 1 or self.n_eval < 1 or self.batch < 1:
+            raise ValueError("oracle_len, n_eval and batch must be >= 1")
+        if not (1 <= self.train_len[0] <= self.train_len[1]) or not (
+            1 <= self.eval_len[0] <= self.eval_len[1]
+        ):
+            raise ValueError(f"bad length ranges {self.train_len}, {self.eval_len}")
+
+    @classmethod
+    def quick(cls) -> Config:
+        return cls(
+            experiments=(
+                Experiment(
+                    "parity",
+                    ("diag[0,1]", "diag[-1,1]", "deltanet[0,1]", "deltanet[-1,1]"),
+                    1,
+                    400,
+                    16,
+                    1,
+                    1e-2,
+                ),
+            ),
+        )
+
+    @classmethod
+    def full(cls) -> Config:
+        return cls(
+            experiments=(
+                Experiment(
+                    "parity",
+                    ("diag[0,1]", "diag[-1,1]", "deltanet[0,1]", "deltanet[-1,1]", "lstm", "transformer"),
+                    3,
+                    400,
+                    16,
+                    1,
+                    1e-2,
+                ),
+                Experiment("count_mod3", ("diag[0,1]", "diag[-1,1]", "ghproduct[-1,1]"), 1, 400, 16, 1, 1e-2),
+                Experiment("mod_arith", ("deltanet[0,1]", "deltanet[-1,1]"), 1, 400, 32, 1, 1e-2, 0.1),
+            ),
+        )
+
+    @classmethod
+    def smoke(cls) -> Config:
+        return cls(
+            experiments=(
+                Experiment(
+                    "parity", ("diag[0,1]", "diag[-1,1]", "deltanet[0,1]", "deltanet[-1,1]"), 1, 3, 8, 1, 1e-2
+                ),
+            ),
+            n_eval=16,
+            eval_len=(41, 60),
+            oracle_len=300,
+            oracle_batch=2,
+        )
+
+
+def build_model(config: Config, exp: Experiment, name: str, seed: int, device: str) -> LRNNLM:
+    """A fresh model ``name`` for ``exp``'s task, initialised from ``seed``."""
+    layer, eig = MODELS[name]
+    task = get_task(exp.task)
+    torch.manual_seed(seed)
+    model = LRNNLM(
+        task.vocab_size,
+        task.n_classes,
+        exp.d_model,
+        exp.n_layers,
+        layer,
+        eig,
+        d_state=config.d_state,
+        conv=config.conv,
+        n_heads=4 if exp.d_model % 4 == 0 else 1,
+        mlp=layer == "transformer",  # the LRNN stacks are mixer-only, as the official Mamba LM
+        context_length=max(256, config.eval_len[1]),
+    )
+    return model.to(device)
+
+
+def run_one(config: Config, exp: Experiment, name: str, seed: int, device: str = "cpu") -> dict[str, Any]:
+    """Train and evaluate one model; returns accuracies, per-length-bin accuracy, loss curve, seconds."""
+    task = get_task(exp.task)
+    model = build_model(config, exp, name, seed, device)
+    hist = train(
+        model,
+        task,
+        exp.steps,
+        batch=config.batch,
+        min_len=config.train_len[0],
+        max_len=config.train_len[1],
+        lr=exp.lr,
+        warmup=config.warmup,
+        weight_decay=exp.weight_decay,
+        seed=seed,
+        device=device,
+    )
+    ev = accuracy_by_length(model, task, *config.eval_len, config.n_eval, seed=10_000 + seed, device=device)
+    ev_in = accuracy_by_length(
+        model, task, *config.train_len, max(64, config.n_eval // 4), seed=20_000 + seed, device=device
+    )
+    edges = np.linspace(config.eval_len[0], config.eval_len[1] + 1, 9)
+    centres, binned = ev.binned(edges)
+    return {
+        "acc_eval": ev.accuracy,
+        "acc_train_lengths": ev_in.accuracy,
+        "scaled_acc_eval": scaled_accuracy(ev.accuracy, task.n_classes),
+        "bin_centres": centres,
+        "bin_acc": binned,
+        "loss": hist.loss,
+        "train_seconds": hist.seconds,
+    }
+
+
+def oracle_accuracy(config: Config, seed: int, device: str) -> dict[str, float]:
+    """Accuracy of both parity oracles at every position of random strings of ``oracle_len`` bits."""
+    gen = torch.Generator().manual_seed(seed)
+    bits = torch.randint(0, 2, (config.oracle_batch, config.oracle_len), generator=gen).to(device)
+    truth = bits.cumsum(1) % 2
+    return {
+        "diag": float((parity_diag_oracle(bits) == truth).double().mean()),
+        "deltanet": float((parity_deltanet_oracle(bits, seed=seed) == truth).double().mean()),
+        "diag_final": float((parity_diag_oracle(bits)[:, -1] == truth[:, -1]).double().mean()),
+    }
+
+
+def _second_best(values: list[float]) -> float:
+    """The accuracy reached by at least 2 of the seeds (the best with a single seed)."""
+    s = sorted(values, reverse=True)
+    return s[1] if len(s) >= 2 else s[0]
+
+
+def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _run(config, seed, device)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _run(config: Config, seed: int, device: str) -> Report:
+    jobs = [(e, m, seed + s) for e in config.experiments for m in e.models for s in range(e.seeds)]
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for exp, name, s in track(jobs, desc="lrnn-state-tracking reproduce"):
+        results.setdefault(exp.task, {}).setdefault(name, []).append(run_one(config, exp, name, s, device))
+    oracle = oracle_accuracy(config, seed, device)
+
+    rows = []
+    metrics: dict[str, Any] = {"oracle": oracle, "runs": {}}
+    for exp in config.experiments:
+        n_classes = get_task(exp.task).n_classes
+        for name, runs in results[exp.task].items():
+            accs = [r["acc_eval"] for r in runs]
+            metrics["runs"][f"{exp.task}/{name}"] = {
+                "acc_eval_per_seed": accs,
+                "acc_train_lengths_per_seed": [r["acc_train_lengths"] for r in runs],
+                "bin_centres": runs[0]["bin_centres"],
+                "bin_acc_per_seed": [r["bin_acc"] for r in runs],
+                "loss_per_seed": [r["loss"][:: max(1, len(r["loss"]) // 200)] for r in runs],
+            }  # wall-clock times go to the table only, so that the same seed gives the same metrics
+            rows.append(
+                {
+                    "task": exp.task,
+                    "model": name,
+                    "layers × d_model": f"{exp.n_layers} × {exp.d_model}",
+                    "steps": exp.steps,
+                    "seeds": len(runs),
+                    f"acc {config.train_len[0]}-{config.train_len[1]}": float(
+                        np.mean([r["acc_train_lengths"] for r in runs])
+                    ),
+                    f"acc {config.eval_len[0]}-{config.eval_len[1]} (per seed)": ", ".join(
+                        f"{a:.3f}" for a in accs
+                    ),
+                    "scaled acc (mean)": float(np.mean([scaled_accuracy(a, n_classes) for a in accs])),
+                    "train s/run": float(np.mean([r["train_seconds"] for r in runs])),
+                }
+            )
+
+    parity = results["parity"]
+    scale = (
+        f"lengths {config.eval_len[0]}-{config.eval_len[1]}, {config.n_eval} sequences; trained on "
+        f"{config.train_len[0]}-{config.train_len[1]}"
+    )
+    claims: list[Claim] = []
+    pe = config.experiments[0]
+    if "diag[-1,1]" in parity:
+        accs = [r["acc_eval"] for r in parity["diag[-1,1]"]]
+        claims.append(
+            Claim.at_least(
+                "parity-diag-pm1-solves",
+                "The diagonal LRNN (Mamba) with eigenvalues in [-1,1] solves parity, generalising in length",
+                f"parity accuracy of diag[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
+                f"{pe.n_layers} layer, d_model {pe.d_model}, {pe.steps} steps; {scale}",
+                _second_best(accs),
+                config.pm1_parity_min,
+                paper="Mamba [-1,1] solves parity (Table 1); spec's gate >= 0.95",
+                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
+                note="calibration run at chance (0.507): nothing to calibrate, the spec's 0.95 kept (README)",
+            )
+        )
+    zero_one = {n: [r["acc_eval"] for r in parity[n]] for n in ZERO_ONE if n in parity}
+    if zero_one:
+        claims.append(
+            Claim.at_most(
+                "parity-01-fails",
+                "With eigenvalues in [0,1] (diagonal and DeltaNet) LRNNs cannot solve parity",
+                f"largest parity accuracy over seeds of {', '.join(zero_one)}; {scale}",
+                max(max(v) for v in zero_one.values()),
+                config.zero_one_parity_max,
+                paper="[0,1] variants near chance (Table 1); spec's gate <= 0.60",
+                details={f"{n}/seed{seed + i}": a for n, v in zero_one.items() for i, a in enumerate(v)},
+                note="bound half-way from the calibration run to the best [-1,1] model (see README)",
+            )
+        )
+    if "deltanet[-1,1]" in parity:
+        accs = [r["acc_eval"] for r in parity["deltanet[-1,1]"]]
+        claims.append(
+            Claim.at_least(
+                "parity-deltanet-pm1-solves",
+                "DeltaNet with eigenvalues in [-1,1] (beta in (0,2)) solves parity and generalises in length",
+                f"parity accuracy of deltanet[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
+                f"{pe.n_layers} layer, d_model {pe.d_model}, {pe.steps} steps; {scale}",
+                _second_best(accs),
+                config.deltanet_pm1_parity_min,
+                paper="DeltaNet [-1,1] solves parity (Table 1); spec's soft gate >= 0.90",
+                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
+                note="bound half-way between the calibration run and chance 0.5 (see README)",
+            )
+        )
+    claims.append(
+        Claim.at_least(
+            "oracles-exact-at-10k",
+            "Closed-form [-1,1] constructions (diagonal a(1) = -1; DeltaNet beta(1) = 2) give exact parity",
+            f"accuracy at every position of {config.oracle_batch} random bit strings of length "
+            f"{config.oracle_len}, float32, the worse of the two oracles",
+            min(oracle["diag"], oracle["deltanet"]),
+            1.0,
+            paper="exact constructions (Section 4)",
+            details=oracle,
+            note="an exactness check, not a calibrated margin: any error fails it",
+        )
+    )
+
+    report_only, notes = _report_only(results, config, seed)
+    metrics["report_only"] = report_only
+    tables: dict[str, list[dict[str, Any]]] = {"Accuracy by task and model": rows}
+    if report_only:
+        tables["Report-only claims (spec claim 3; not gated)"] = [
+            {"claim": k, **{kk: vv for kk, vv in v.items() if kk != "details"}}
+            for k, v in report_only.items()
+        ]
+    notes = [
+        "Accuracy is at the answer token (parity / mod-3: the last bit; mod-5: '='), float32, on fresh "
+        "sequences; scaled accuracy = (acc - 1/K)/(1 - 1/K).",
+        *notes,
+    ]
+    return Report(metrics=metrics, claims=claims, tables=tables, notes=notes)
+
+
+def _report_only(
+    results: Mapping[str, Mapping[str, list[dict[str, Any]]]], config: Config, seed: int
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    out: dict[str, dict[str, Any]] = {}
+    notes = []
+    mod3 = results.get("count_mod3", {})
+    if "ghproduct[-1,1]" in mod3 and any(n in mod3 for n in ("diag[0,1]", "diag[-1,1]")):
+        gh = float(np.mean([r["acc_eval"] for r in mod3["ghproduct[-1,1]"]]))
+        diag = max(
+            float(np.mean([r["acc_eval"] for r in mod3[n]])) for n in ("diag[0,1]", "diag[-1,1]") if n in mod3
+        )
+        out["mod3-gh-product-beats-real-diagonal"] = {
+            "statement": "counting mod 3: one-layer real diagonal LRNNs (either range) stay below a "
+            "GH-product (2 Householders/token, [-1,1]) layer",
+            "observed": gh - diag,
+            "measured": "acc(ghproduct[-1,1]) - max acc(diag[0,1], diag[-1,1]), lengths "
+            f"{config.eval_len[0]}-{config.eval_len[1]} (chance 1/3)",
+            "holds": bool(gh > diag),
+        }
+    else:
+        notes.append("Report-only mod-3 comparison (spec claim 3) runs in the full reproduction only.")
+    mod5 = results.get("mod_arith", {})
+    if "deltanet[0,1]" in mod5 and "deltanet[-1,1]" in mod5:
+        a01 = float(np.mean([r["acc_eval"] for r in mod5["deltanet[0,1]"]]))
+        apm = float(np.mean([r["acc_eval"] for r in mod5["deltanet[-1,1]"]]))
+        out["mod5-deltanet-pm1-at-least-01"] = {
+            "statement": "modular arithmetic mod 5 (no brackets): DeltaNet [-1,1] >= DeltaNet [0,1]",
+            "observed": apm - a01,
+            "measured": f"acc(deltanet[-1,1]) - acc(deltanet[0,1]), lengths {config.eval_len[0]}-"
+            f"{config.eval_len[1]} (chance 0.2)",
+            "holds": bool(apm >= a01),
+        }
+    else:
+        notes.append("Report-only mod-5 comparison (spec claim 3) runs in the full reproduction only.")
+    return out, notes
+
+
+def plots(report: Report) -> dict[str, Figure]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs: dict[str, Figure] = {}
+    runs = report.metrics["runs"]
+    tasks = sorted({k.split("/")[0] for k in runs}, key=lambda t: (t != "parity", t))
+    fig, axes = plt.subplots(1, len(tasks), figsize=(5.5 * len(tasks), 4), squeeze=False)
+    for ax, task in zip(axes[0], tasks, strict=True):
+        for key, r in runs.items():
+            if not key.startswith(task + "/"):
+                continue
+            per_seed = np.asarray(r["bin_acc_per_seed"], dtype=float)
+            seen = np.isfinite(per_seed).any(0)  # length bins that held sequences
+            acc = np.full(per_seed.shape[1], np.nan)
+            acc[seen] = np.nanmean(per_seed[:, seen], 0)
+            ax.plot(r["bin_centres"], acc, marker="o", label=key.split("/")[1])
+        chance = 1.0 / get_task(task).n_classes
+        ax.axhline(chance, color="k", ls=":", lw=1, label="chance")
+        ax.set(
+            xlabel="sequence length (tokens)",
+            ylabel="accuracy at the answer",
+            title=f"{task}: length generalisation",
+        )
+        ax.set_ylim(0, 1.05)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    figs["accuracy_by_length"] = fig
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, r in runs.items():
+        if key.startswith("parity/"):
+            loss = np.asarray(r["loss_per_seed"][0], dtype=float)
+            x = np.linspace(1, len(loss), len(loss))
+            ax.plot(x / len(loss), loss, label=key.split("/")[1])
+    ax.set(
+        xlabel="fraction of training", ylabel="cross-entropy (nats), seed 0", title="parity: training loss"
+    )
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    figs["parity_training_loss"] = fig
+    return figs
+
+
+__all__ = ["MODELS", "Config", "Experiment", "build_model", "oracle_accuracy", "plots", "run", "run_one"]

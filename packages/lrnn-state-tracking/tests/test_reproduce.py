@@ -1,0 +1,100 @@
+"""The reproduction: claims are computed from the core, configs validate, plots are labelled."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from lrnn_state_tracking.reproduce import Config, Experiment, oracle_accuracy, plots, run, run_one
+from shared_testing import assert_identical
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+
+@pytest.fixture(scope="module")
+def smoke_report():
+    return run(Config.smoke(), seed=3)
+
+
+def test_smoke_claims_are_computed_from_the_core(smoke_report):
+    cfg = Config.smoke()
+    names = [c.name for c in smoke_report.claims]
+    assert names == [
+        "parity-diag-pm1-solves",
+        "parity-01-fails",
+        "parity-deltanet-pm1-solves",
+        "oracles-exact-at-10k",
+    ]
+    exp = cfg.experiments[0]
+    # Recompute from single runs of the core, same seed.
+    pm1 = run_one(cfg, exp, "diag[-1,1]", 3)
+    assert smoke_report.claims[0].observed == pm1["acc_eval"]
+    zero_one = max(run_one(cfg, exp, n, 3)["acc_eval"] for n in ("diag[0,1]", "deltanet[0,1]"))
+    assert smoke_report.claims[1].observed == zero_one
+    assert smoke_report.claims[3].observed == 1.0 and smoke_report.claims[3].passed
+    assert oracle_accuracy(cfg, 3, "cpu")["deltanet"] == 1.0
+    assert len(smoke_report.tables["Accuracy by task and model"]) == 4
+
+
+def test_same_seed_same_numbers(smoke_report):
+    again = run(Config.smoke(), seed=3)
+    for key, r in smoke_report.metrics["runs"].items():
+        for field in ("acc_eval_per_seed", "loss_per_seed", "bin_acc_per_seed"):
+            assert_identical(r[field], again.metrics["runs"][key][field])
+    assert [c.observed for c in smoke_report.claims] == [c.observed for c in again.claims]
+
+
+def test_report_only_claims_are_reported_when_their_tasks_run():
+    cfg = dataclasses.replace(
+        Config.smoke(),
+        experiments=(
+            Experiment("parity", ("diag[-1,1]",), 1, 2, 8, 1, 1e-2),
+            Experiment("count_mod3", ("diag[0,1]", "ghproduct[-1,1]"), 1, 2, 8, 1, 1e-2),
+            Experiment("mod_arith", ("deltanet[0,1]", "deltanet[-1,1]"), 1, 2, 8, 1, 1e-2),
+        ),
+    )
+    rep = run(cfg, seed=0)
+    ro = rep.metrics["report_only"]
+    assert set(ro) == {"mod3-gh-product-beats-real-diagonal", "mod5-deltanet-pm1-at-least-01"}
+    m3 = rep.metrics["runs"]
+    gap = (
+        m3["count_mod3/ghproduct[-1,1]"]["acc_eval_per_seed"][0]
+        - m3["count_mod3/diag[0,1]"]["acc_eval_per_seed"][0]
+    )
+    assert ro["mod3-gh-product-beats-real-diagonal"]["observed"] == pytest.approx(gap)
+    assert [c.name for c in rep.claims] == ["parity-diag-pm1-solves", "oracles-exact-at-10k"]
+    assert set(plots(rep)) == {"accuracy_by_length", "parity_training_loss"}
+
+
+def test_scales():
+    quick, full = Config.quick(), Config.full()
+    assert quick.experiments[0].task == "parity" and quick.experiments[0].seeds == 1
+    assert full.experiments[0].seeds == 3 and {"lstm", "transformer"} <= set(full.experiments[0].models)
+    assert [e.task for e in full.experiments] == ["parity", "count_mod3", "mod_arith"]
+    assert (full.batch, full.warmup, full.train_len, full.eval_len, full.n_eval, full.oracle_len) == (
+        64,
+        50,
+        (3, 40),
+        (41, 256),
+        1024,
+        10_000,
+    )
+
+
+def test_bad_configs():
+    with pytest.raises(ValueError, match="unknown models"):
+        Experiment("parity", ("mamba2",), 1, 1, 8, 1, 1e-2)
+    with pytest.raises(ValueError, match="unknown task"):
+        Experiment("dyck", ("lstm",), 1, 1, 8, 1, 1e-2)
+    with pytest.raises(ValueError, match="seeds must be an int >= 1"):
+        Experiment("parity", ("lstm",), 0, 1, 8, 1, 1e-2)
+    with pytest.raises(ValueError, match="first experiment must be parity"):
+        Config(experiments=(Experiment("count_mod3", ("lstm",), 1, 1, 8, 1, 1e-2),))
+
+
+def test_plots_have_labelled_axes_and_legends(smoke_report):
+    figs = plots(smoke_report)
+    for fig in figs.values():
+        for ax in fig.axes:
+            assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+            assert ax.get_legend() is not None
