@@ -1,0 +1,115 @@
+"""Per-sample gradients with ``torch.func`` and flat L2 clipping.
+
+A per-example loss is differentiated with ``vmap(grad(...))`` over the batch, so every example's gradient
+is exact (no hooks, no averaging): ``loss_fn`` sees one example at a time (a batch of one), which makes the
+loss's own reduction irrelevant and rules out the silent rescaling of mean-reduced batch losses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import torch
+from torch import nn
+from torch.func import functional_call, grad, vmap
+
+LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+# Layers whose forward mixes examples of a batch or updates state: per-sample gradients are undefined.
+_BATCH_MIXING = (nn.modules.batchnorm._BatchNorm,)
+
+
+def check_dp_compatible(model: nn.Module) -> None:
+    """Refuse models that DP-SGD cannot train example by example.
+
+    Raises:
+        TypeError: ``model`` is not an ``nn.Module``.
+        ValueError: the model has a BatchNorm layer (it mixes examples of a batch, so a per-sample
+            gradient does not exist; use GroupNorm or LayerNorm), or no trainable parameter.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    for name, mod in model.named_modules():
+        if isinstance(mod, _BATCH_MIXING):
+            raise ValueError(
+                f"layer {name or '<root>'!r} is {type(mod).__name__}: batch normalisation mixes the examples "
+                "of a batch, so per-sample gradients (and DP-SGD's privacy analysis) do not apply; "
+                "replace it "
+                "with nn.GroupNorm or nn.LayerNorm"
+            )
+    if not any(p.requires_grad for p in model.parameters()):
+        raise ValueError("model has no trainable parameter (every requires_grad is False)")
+
+
+def trainable_parameters(model: nn.Module) -> dict[str, nn.Parameter]:
+    """The model's trainable parameters by name (shared/tied parameters appear once)."""
+    return {n: p for n, p in model.named_parameters() if p.requires_grad}
+
+
+def per_sample_grads(
+    model: nn.Module, loss_fn: LossFn, inputs: torch.Tensor, targets: torch.Tensor
+) -> dict[str, torch.Tensor]:
+    """Gradient of each example's loss with respect to each trainable parameter, at the current values.
+
+    Args:
+        model: an ``nn.Module`` without batch-mixing layers (see :func:`check_dp_compatible`).
+        loss_fn: ``loss_fn(output, target) -> scalar`` for a batch of one example.
+        inputs: (B, ...) examples; B may be 0 (an empty Poisson batch).
+        targets: (B, ...) labels.
+
+    Returns:
+        ``{name: (B, *param.shape)}`` for every trainable parameter (frozen ones are constants).
+
+    Raises:
+        ValueError: inputs and targets disagree on B, or ``torch.func`` cannot vmap the model's forward
+            (for instance a layer calling ``.item()`` or mutating a buffer in place).
+    """
+    if inputs.shape[0] != targets.shape[0]:
+        raise ValueError(f"inputs have {inputs.shape[0]} examples but targets have {targets.shape[0]}")
+    params = trainable_parameters(model)
+    if inputs.shape[0] == 0:
+        return {n: torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device) for n, p in params.items()}
+    frozen = {n: p for n, p in model.named_parameters() if not p.requires_grad}
+    buffers = dict(model.named_buffers())
+    detached = {n: p.detach() for n, p in params.items()}
+
+    def one_loss(ps: Mapping[str, torch.Tensor], x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = functional_call(model, {**ps, **frozen, **buffers}, (x.unsqueeze(0),))
+        return loss_fn(out, y.unsqueeze(0))
+
+    try:
+        grads: dict[str, torch.Tensor] = vmap(grad(one_loss), in_dims=(None, 0, 0))(detached, inputs, targets)
+    except RuntimeError as e:
+        raise ValueError(
+            f"per-sample gradients with torch.func.vmap failed for {type(model).__name__}: {e}. Every layer "
+            "must be a pure function of its input (no .item(), no in-place buffer updates, no data-dependent "
+            "Python control flow)"
+        ) from e
+    return grads
+
+
+def clip_flat(
+    grads: Mapping[str, torch.Tensor], max_norm: float
+) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """Clip every example's gradient, flattened over all parameters, to L2 norm at most ``max_norm``.
+
+    ``clip_C(v) = v * min(1, C / ||v||)``; examples with norm <= C are returned unchanged (factor 1).
+
+    Args:
+        grads: ``{name: (B, ...)}`` per-sample gradients.
+        max_norm: C > 0 (``inf`` disables clipping).
+
+    Returns:
+        (clipped grads with the same shapes, (B,) norms before clipping).
+    """
+    if not max_norm > 0:
+        raise ValueError(f"max_grad_norm must be > 0, got {max_norm!r}")
+    tensors = list(grads.values())
+    sq = torch.stack([g.flatten(1).pow(2).sum(1) for g in tensors]).sum(0)
+    norms = sq.sqrt()
+    factor = (max_norm / norms.clamp_min(torch.finfo(norms.dtype).tiny)).clamp(max=1.0)
+    clipped = {n: g * factor.reshape(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
+    return clipped, norms
+
+
+__all__ = ["check_dp_compatible", "clip_flat", "per_sample_grads", "trainable_parameters"]

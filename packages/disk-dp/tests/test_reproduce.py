@@ -1,0 +1,47 @@
+"""The reproduction's configuration and its claims at smoke scale."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from disk_dp.reproduce import QUAD_METHODS, Config, quadratic_run, run
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+
+def test_scales_and_validation():
+    q, f, s = Config.quick(), Config.full(), Config.smoke()
+    assert q.methods == ("DP-SGD", "DiSK-SGD") and q.eps_values == (1.0,) and not q.tune_lr
+    assert set(f.methods) >= {"DP-SGD", "DP-SGD+EMA", "DiSK-SGD", "DP-Adam", "DiSK-Adam"} and f.tune_lr
+    assert s.timing_steps == 0  # wall-clock claims would break same-seed-same-numbers
+    with pytest.raises(ValueError, match="methods must include DP-SGD and DiSK-SGD"):
+        Config(methods=("DP-Adam",))
+    with pytest.raises(ValueError, match="datasets must include 'digits'"):
+        Config(datasets=("breast_cancer",))
+    with pytest.raises(ValueError, match="epochs must be an int >= 1"):
+        Config(epochs=0)
+    with pytest.raises(ValueError, match=r"eps_values must be > 0 and include 1.0"):
+        Config(eps_values=(4.0,))
+
+
+def test_quadratic_run_decreases_excess_loss():
+    cfg = Config(quad_n=300, quad_d=10, quad_steps=60, quad_sigma=0.5)
+    for method in QUAD_METHODS:
+        curve = quadratic_run(method, cfg, 0, "cpu")
+        assert curve.shape == (60,) and np.all(curve >= 0)
+        assert curve[-10:].mean() < 0.5 * curve[0]
+
+
+def test_smoke_run_has_every_claim():
+    report = run(Config.smoke(), seed=0)
+    names = {c.name for c in report.claims}
+    assert names == {
+        "disk-sgd-beats-dp-sgd-eps1",
+        "quadratic-disk-vs-dp-sgd",
+        "quadratic-disk-vs-ema",
+        "privacy-parity-disk-dp-sgd",
+        "accountant-matches-reference",
+    }
+    by = {c.name: c for c in report.claims}
+    assert by["privacy-parity-disk-dp-sgd"].observed == 0.0
+    assert by["accountant-matches-reference"].observed < 1e-6
