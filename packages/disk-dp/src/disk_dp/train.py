@@ -88,7 +88,7 @@ def train(
     a, ell = evaluate(model, data)
     accs.append(a)
     losses.append(ell)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for t, idx in enumerate(PoissonSampler(data.n, q, steps, generator), start=1):
         x, y = data.x_train[idx], data.y_train[idx]
         if isinstance(optimizer, DPOptimizer):
@@ -101,7 +101,7 @@ def train(
             a, ell = evaluate(model, data)
             accs.append(a)
             losses.append(ell)
-    seconds = time.perf_counter() - t0
+    seconds = time.process_time() - t0
     while len(accs) <= epochs:  # rounding of T: the last evaluation is after the last step
         a, ell = evaluate(model, data)
         accs.append(a)

@@ -149,9 +149,9 @@ def _run(cfg: Config, *, seed: int, device: str) -> Report:
     mcfg = tinymem_config(cfg.n_layer, n_embd=cfg.n_embd, n_head=cfg.n_head, n_positions=cfg.data.max_ctx)
     base = build_model(mcfg, seed=seed, device=device)
     spec = TrainSpec(epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size, seed=seed)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     losses = train_lm(base, data.train, spec, device=device)
-    train_s = time.perf_counter() - t0
+    train_s = time.process_time() - t0
     base_eval = _evaluate(base, data)
     mem_idx = percent_memorized(
         base, data.noised, data.clean_twins, cfg.data.prompt_len, cfg.data.window
@@ -180,13 +180,13 @@ def _run(cfg: Config, *, seed: int, device: str) -> Report:
         score_fn = getattr(m.fn, "score_fn", None)
         scores, score_s = None, 0.0
         if score_fn is not None and len(ctx.mem):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             scores = score_fn(ctx)
-            score_s = time.perf_counter() - t0
+            score_s = time.process_time() - t0
         for value in cfg.grid(name):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             model = ablate_neurons(base, scores, value) if scores is not None else m.fn(ctx, value)
-            secs = time.perf_counter() - t0 + score_s
+            secs = time.process_time() - t0 + score_s
             ev = _evaluate(model, data, base_eval["acc"])
             rows.append(
                 {"method": name, "family": m.family, "param": m.param, "value": value, "seconds": secs, **ev}
@@ -304,12 +304,12 @@ def _finetune_sweep(
     }[name]
     model = copy.deepcopy(ctx.base_model)
     spe = math.ceil(len(rows_src) / ctx.train_spec.batch_size)
-    clock = {"start": time.perf_counter(), "paused": 0.0}
+    clock = {"start": time.process_time(), "paused": 0.0}
     curve: list[dict[str, float]] = []
     rows: list[dict[str, Any]] = []
 
     def cb(step: int, m: torch.nn.Module) -> None:
-        t_pause = time.perf_counter()
+        t_pause = time.process_time()
         secs = t_pause - clock["start"] - clock["paused"]
         ev = _evaluate(m, data, base_acc)
         epoch = step // spe
@@ -325,7 +325,7 @@ def _finetune_sweep(
                     **ev,
                 }
             )
-        clock["paused"] += time.perf_counter() - t_pause
+        clock["paused"] += time.process_time() - t_pause
 
     finetune(
         model,
