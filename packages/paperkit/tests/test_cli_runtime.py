@@ -118,3 +118,61 @@ def test_track_is_silent_off_a_terminal_and_draws_on_one():
     loud = io.StringIO()
     assert list(track(range(4), "work", stream=loud, enabled=True)) == [0, 1, 2, 3]
     assert "work 100%" in loud.getvalue() and "4/4" in loud.getvalue()
+
+
+_LAZY_MODULE = """
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+from paperkit import Claim, Report
+
+
+@dataclass(frozen=True)
+class Config:
+    n: int
+
+    @classmethod
+    def quick(cls):
+        return cls(100)
+
+    @classmethod
+    def full(cls):
+        return cls(1000)
+
+    @classmethod
+    def smoke(cls):
+        return cls(10)
+
+
+def run(config, *, seed, device):
+    x = float(np.random.default_rng(seed).normal(size=config.n).mean())
+    return Report(metrics={"mean": x, "n": config.n},
+                  claims=[Claim.at_most("mean-small", "small mean", "|mean|", abs(x), 10.0)])
+
+
+def plots(report):
+    fig = Figure()
+    fig.add_subplot().plot([0, 1], [0, report.metrics["mean"]])
+    return {"line": fig}
+"""
+
+
+def test_lazy_experiment_imports_its_module_only_when_a_run_starts(tmp_path: Path, monkeypatch, capsys):
+    import sys
+
+    (tmp_path / "lazy_exp_mod.py").write_text(_LAZY_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazy_exp_mod", raising=False)
+    exp = Experiment.lazy("paperkit", "A lazy toy.", "lazy_exp_mod", devices=["cpu"])
+    assert exp.devices == ("cpu",)
+    with pytest.raises(SystemExit):
+        reproduce_main(exp, ["--help"])
+    assert "lazy_exp_mod" not in sys.modules  # --help never imports the experiment
+    out = tmp_path / "out"
+    assert reproduce_main(exp, ["reproduce", "--smoke", "--seed", "1", "--out", str(out)]) == 0
+    assert "lazy_exp_mod" in sys.modules
+    data = json.loads((out / "results.json").read_text())
+    assert data["metrics"]["n"] == 10 and (out / "line.png").exists()
+    assert Experiment.lazy("paperkit", "d", "lazy_exp_mod", plots=False).plots is None
+    assert exp.full().n == 1000 and exp.quick().n == 100

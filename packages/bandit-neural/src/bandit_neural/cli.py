@@ -6,54 +6,14 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _quick() -> Any:
-    from bandit_neural.reproduce import Config
-
-    return Config.quick()
-
-
-def _full() -> Any:
-    from bandit_neural.reproduce import Config
-
-    return Config.full()
-
-
-def _smoke() -> Any:
-    from bandit_neural.reproduce import Config
-
-    return Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    from bandit_neural.reproduce import run
-
-    return run(config, seed=seed, device=device)
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    from bandit_neural.reproduce import plots
-
-    return plots(report)
-
-
-EXPERIMENT = Experiment(
-    package="bandit-neural",
-    description="Neural contextual dueling bandits NDB-UCB / NDB-TS vs linear dueling bandits "
-    "(Verma et al.; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+EXPERIMENT = Experiment.lazy(
+    "bandit-neural",
+    "Neural contextual dueling bandits NDB-UCB / NDB-TS vs linear dueling bandits (Verma et al.; ICLR 2025).",
+    "bandit_neural.reproduce",
     devices=("cpu", "cuda"),
 )
 

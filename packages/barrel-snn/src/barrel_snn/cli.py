@@ -5,54 +5,15 @@ torch and brian2 are imported only when a run starts, so ``--help`` and ``--vers
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _quick() -> Any:
-    from barrel_snn.reproduce import Config
-
-    return Config.quick()
-
-
-def _full() -> Any:
-    from barrel_snn.reproduce import Config
-
-    return Config.full()
-
-
-def _smoke() -> Any:
-    from barrel_snn.reproduce import Config
-
-    return Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    from barrel_snn.reproduce import run
-
-    return run(config, seed=seed, device=device)
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    from barrel_snn.reproduce import plots
-
-    return plots(report)
-
-
-EXPERIMENT = Experiment(
-    package="barrel-snn",
-    description="Biologically constrained barrel-cortex SNN: torch training, brian2 simulation, whisker "
+EXPERIMENT = Experiment.lazy(
+    "barrel-snn",
+    "Biologically constrained barrel-cortex SNN: torch training, brian2 simulation, whisker "
     "deprivation and baselines (ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+    "barrel_snn.reproduce",
     devices=("cpu", "cuda"),
 )
 

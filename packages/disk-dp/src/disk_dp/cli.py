@@ -6,54 +6,15 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _quick() -> Any:
-    from disk_dp.reproduce import Config
-
-    return Config.quick()
-
-
-def _full() -> Any:
-    from disk_dp.reproduce import Config
-
-    return Config.full()
-
-
-def _smoke() -> Any:
-    from disk_dp.reproduce import Config
-
-    return Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    from disk_dp.reproduce import run
-
-    return run(config, seed=seed, device=device)
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    from disk_dp.reproduce import plots
-
-    return plots(report)
-
-
-EXPERIMENT = Experiment(
-    package="disk-dp",
-    description="DiSK: Kalman-filtered DP optimisers vs DP-SGD / DP-Adam at equal (epsilon, delta) "
+EXPERIMENT = Experiment.lazy(
+    "disk-dp",
+    "DiSK: Kalman-filtered DP optimisers vs DP-SGD / DP-Adam at equal (epsilon, delta) "
     "(Zhang et al.; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+    "disk_dp.reproduce",
     devices=("cpu", "cuda"),
 )
 

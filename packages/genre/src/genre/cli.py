@@ -6,54 +6,15 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _quick() -> Any:
-    from genre.reproduce import Config
-
-    return Config.quick()
-
-
-def _full() -> Any:
-    from genre.reproduce import Config
-
-    return Config.full()
-
-
-def _smoke() -> Any:
-    from genre.reproduce import Config
-
-    return Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    from genre.reproduce import run
-
-    return run(config, seed=seed, device=device)
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    from genre.reproduce import plots
-
-    return plots(report)
-
-
-EXPERIMENT = Experiment(
-    package="genre",
-    description="GenRe generative recourse vs NNR, Wachter, Growing Spheres and ROAR on semi-synthetic "
+EXPERIMENT = Experiment.lazy(
+    "genre",
+    "GenRe generative recourse vs NNR, Wachter, Growing Spheres and ROAR on semi-synthetic "
     "moons and breast-cancer data (Garg, Nagalapatti, Sarawagi; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+    "genre.reproduce",
     devices=("cpu", "cuda"),
 )
 

@@ -6,54 +6,15 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _quick() -> Any:
-    from lpca_metric_embed.reproduce import Config
-
-    return Config.quick()
-
-
-def _full() -> Any:
-    from lpca_metric_embed.reproduce import Config
-
-    return Config.full()
-
-
-def _smoke() -> Any:
-    from lpca_metric_embed.reproduce import Config
-
-    return Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    from lpca_metric_embed.reproduce import run
-
-    return run(config, seed=seed, device=device)
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    from lpca_metric_embed.reproduce import plots
-
-    return plots(report)
-
-
-EXPERIMENT = Experiment(
-    package="lpca-metric-embed",
-    description="Exact embedding dimension of graphs: Euclidean metric (L2) vs logistic PCA, logarithmic "
+EXPERIMENT = Experiment.lazy(
+    "lpca-metric-embed",
+    "Exact embedding dimension of graphs: Euclidean metric (L2) vs logistic PCA, logarithmic "
     "search and KD-tree exactness check (Nakis, Holm, Fiehn, Mørup; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+    "lpca_metric_embed.reproduce",
     devices=("cpu", "cuda"),
 )
 

@@ -1,6 +1,9 @@
 """The ``<pkg> reproduce`` command frame every paper package's console script is built on.
 
-A package describes its experiment once (:class:`Experiment`) and its ``cli.main`` is one line::
+A package describes its experiment once (:class:`Experiment`, usually ``Experiment.lazy`` over its
+``reproduce`` module) and its ``cli.main`` is one line::
+
+    EXPERIMENT = paperkit.Experiment.lazy("genre", "GenRe vs ...", "genre.reproduce", devices=("cpu", "cuda"))
 
     def main(argv: list[str] | None = None) -> int:
         return paperkit.reproduce_main(EXPERIMENT, argv)
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +51,43 @@ class Experiment:
     run: Callable[..., Report]
     plots: Callable[[Report], Mapping[str, Figure]] | None = None
     devices: Sequence[str] = ("cpu",)
+
+    @classmethod
+    def lazy(
+        cls,
+        package: str,
+        description: str,
+        module: str,
+        *,
+        devices: Sequence[str] = ("cpu",),
+        plots: bool = True,
+    ) -> Experiment:
+        """The experiment defined in ``module`` (e.g. ``"genre.reproduce"``): a ``Config`` with ``quick()``,
+        ``full()`` and ``smoke()``, ``run(config, *, seed, device) -> Report`` and, with ``plots=True``,
+        ``plots(report)``. The module is imported only when a run starts, so ``--help``, ``--version`` and
+        refused arguments never pay for torch."""
+
+        def attr(name: str) -> Any:
+            return getattr(importlib.import_module(module), name)
+
+        def run(config: Any, *, seed: int, device: str) -> Report:
+            report: Report = attr("run")(config, seed=seed, device=device)
+            return report
+
+        def make_plots(report: Report) -> Mapping[str, Figure]:
+            figures: Mapping[str, Figure] = attr("plots")(report)
+            return figures
+
+        return cls(
+            package=package,
+            description=description,
+            quick=lambda: attr("Config").quick(),
+            full=lambda: attr("Config").full(),
+            smoke=lambda: attr("Config").smoke(),
+            run=run,
+            plots=make_plots if plots else None,
+            devices=tuple(devices),
+        )
 
 
 class _Parser(argparse.ArgumentParser):

@@ -5,51 +5,15 @@ The experiment module (torch, transformers) is imported only when a run starts.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _reproduce() -> Any:
-    return importlib.import_module("tinymem.reproduce")
-
-
-def _quick() -> Any:
-    return _reproduce().Config.quick()
-
-
-def _full() -> Any:
-    return _reproduce().Config.full()
-
-
-def _smoke() -> Any:
-    return _reproduce().Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    report: Report = _reproduce().run(config, seed=seed, device=device)
-    return report
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    figs: Mapping[str, Figure] = _reproduce().plots(report)
-    return figs
-
-
-EXPERIMENT = Experiment(
-    package="tinymem",
-    description="TinyMem: memorisation mitigation (regularizers, fine-tuning, unlearning, BalancedSubnet) "
+EXPERIMENT = Experiment.lazy(
+    "tinymem",
+    "TinyMem: memorisation mitigation (regularizers, fine-tuning, unlearning, BalancedSubnet) "
     "on tiny GPT-2 models (Sakarvadia et al.; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+    "tinymem.reproduce",
     devices=("cpu", "cuda"),
 )
 

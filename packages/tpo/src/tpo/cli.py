@@ -6,51 +6,14 @@ The experiment module (torch, transformers) is imported only when a run starts, 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-from paperkit import Experiment, Report, reproduce_main
+from paperkit import Experiment, reproduce_main
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-
-def _reproduce() -> Any:
-    return importlib.import_module("tpo.reproduce")
-
-
-def _quick() -> Any:
-    return _reproduce().Config.quick()
-
-
-def _full() -> Any:
-    return _reproduce().Config.full()
-
-
-def _smoke() -> Any:
-    return _reproduce().Config.smoke()
-
-
-def _run(config: Any, *, seed: int, device: str) -> Report:
-    report: Report = _reproduce().run(config, seed=seed, device=device)
-    return report
-
-
-def _plots(report: Report) -> Mapping[str, Figure]:
-    figs: Mapping[str, Figure] = _reproduce().plots(report)
-    return figs
-
-
-EXPERIMENT = Experiment(
-    package="tpo",
-    description="Tree Preference Optimization vs DPO on arithmetic preference trees "
-    "(Liao, Chu, Wang; ICLR 2025).",
-    quick=_quick,
-    full=_full,
-    smoke=_smoke,
-    run=_run,
-    plots=_plots,
+EXPERIMENT = Experiment.lazy(
+    "tpo",
+    "Tree Preference Optimization vs DPO on arithmetic preference trees (Liao, Chu, Wang; ICLR 2025).",
+    "tpo.reproduce",
     devices=("cpu", "cuda"),
 )
 
