@@ -176,3 +176,25 @@ def test_lazy_experiment_imports_its_module_only_when_a_run_starts(tmp_path: Pat
     assert data["metrics"]["n"] == 10 and (out / "line.png").exists()
     assert Experiment.lazy("paperkit", "d", "lazy_exp_mod", plots=False).plots is None
     assert exp.full().n == 1000 and exp.quick().n == 100
+
+
+def test_torch_threads_sets_and_restores_the_count_also_on_error():
+    torch = pytest.importorskip("torch")
+    from paperkit import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(RuntimeError, match="boom"), torch_threads(1):
+        raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+
+    @torch_threads(1)
+    def inside() -> int:
+        return int(torch.get_num_threads())
+
+    assert inside() == 1 and torch.get_num_threads() == before
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="positive integer"), torch_threads(bad):
+            pass

@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 import numpy as np
 import torch
+from paperkit import torch_threads  # tiny per-round ops: extra threads only add synchronisation
 
-from bandit_neural._threads import in_single_thread
 from bandit_neural.confidence import GramInverse
 from bandit_neural.models import LinearUtility, NeuralUtility
 
@@ -195,7 +195,7 @@ class DuelingBandit(_Bandit):
     min_arms = 2
     pairs = True
 
-    @in_single_thread
+    @torch_threads(1)
     def select(self, contexts: Any) -> tuple[int, int]:
         """contexts: (K, d) numpy array or tensor, K >= 2 → (i, j), the arms to duel (j may equal i)."""
         x = self._contexts(contexts)
@@ -206,7 +206,7 @@ class DuelingBandit(_Bandit):
         sigma = self._widths(phi - phi[first])
         return first, self._optimistic(h, sigma)
 
-    @in_single_thread
+    @torch_threads(1)
     def confidence_width(self, contexts: Any, i: int, j: int) -> float:
         """σ_{t−1}(x_i, x_j) at the current θ and V (for inspection and tests)."""
         x = self._contexts(contexts)
@@ -215,7 +215,7 @@ class DuelingBandit(_Bandit):
         _, phi = self._features(x)
         return float(self._widths((phi[i] - phi[j])[None])[0])
 
-    @in_single_thread
+    @torch_threads(1)
     def update(self, contexts: Any, i: int, j: int, y: Any) -> None:
         """Record the duel (x_i, x_j) with y = 1[x_i ≻ x_j]; update V⁻¹ and refit on schedule."""
         x = self._contexts(contexts)
@@ -234,14 +234,14 @@ class GLMBandit(_Bandit):
     Args: as :class:`DuelingBandit`; one arm a round, σ²(x) = (λ/κ_μ) φ(x)ᵀ V⁻¹ φ(x).
     """
 
-    @in_single_thread
+    @torch_threads(1)
     def select(self, contexts: Any) -> int:
         """contexts: (K, d), K >= 1 → the arm to play."""
         x = self._contexts(contexts)
         h, phi = self._features(x)
         return self._optimistic(h, self._widths(phi))
 
-    @in_single_thread
+    @torch_threads(1)
     def update(self, contexts: Any, i: int, y: Any) -> None:
         """Record arm i's binary reward y ∈ {0, 1}; update V⁻¹ and refit on schedule."""
         x = self._contexts(contexts)

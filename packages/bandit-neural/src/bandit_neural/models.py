@@ -23,8 +23,8 @@ import math
 
 import torch
 import torch.nn.functional as F
+from paperkit import torch_threads  # tiny per-round ops: extra threads only add synchronisation
 
-from bandit_neural._threads import in_single_thread
 from bandit_neural.nets import MLP, backprop_weighted_sum, forward_activations, values_and_grads
 
 
@@ -109,7 +109,7 @@ class NeuralUtility:
         pull = sum(((w - w0) ** 2).sum() for w, w0 in zip(self.net.weights, self.theta0, strict=True))
         return data + 0.5 * self.m * self.reg * pull
 
-    @in_single_thread
+    @torch_threads(1)
     def fit(self, x1: torch.Tensor, x2: torch.Tensor | None, y: torch.Tensor) -> None:
         """J Adam steps on the loss of all data: x1, x2: (n, d) (x2 None for binary feedback), y: (n,).
 
@@ -190,7 +190,7 @@ class LinearUtility:
         """Σ BCE(z w, y) + (λ/2)‖w‖² for design z: (n, d)."""
         return binary_loss(z @ w, y) + 0.5 * self.lam * (w @ w)
 
-    @in_single_thread
+    @torch_threads(1)
     def fit(self, x1: torch.Tensor, x2: torch.Tensor | None, y: torch.Tensor, *, tol: float = 1e-10) -> None:
         """Exact MLE on the differences x1 − x2 (preferences) or on x1 (binary), warm-started from w."""
         z = x1 if x2 is None else x1 - x2

@@ -218,7 +218,7 @@ def _run_all(config: Config, seeds: list[int], device: str) -> dict[tuple[Case, 
         return out
     ctx = multiprocessing.get_context("spawn")  # torch and fork do not mix
     with cf.ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
-        # The bandits run their rounds on one torch thread (bandit_neural._threads), so a case gives
+        # The bandits run their rounds on one torch thread (paperkit.torch_threads), so a case gives
         # the same numbers in-process and in a worker.
         futures = {pool.submit(play, config, case, s, device): (case, s) for case, s in jobs}
         for fut in track(cf.as_completed(futures), desc="bandit-neural reproduce", total=len(futures)):

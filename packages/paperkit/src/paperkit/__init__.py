@@ -3,7 +3,8 @@
 - :class:`Claim` and :class:`Report`: a paper's claims checked on our run, and what ``reproduce`` returns.
 - :class:`Experiment` and :func:`reproduce_main`: the ``<pkg> reproduce`` command frame.
 - :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
-- :func:`seed_everything`, :func:`resolve_device`: run-time context; :func:`track`: a quiet progress bar.
+- :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
+- :func:`track`: a quiet progress bar.
 """
 
 from importlib import metadata
@@ -12,7 +13,7 @@ from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
-from paperkit.runtime import DeviceError, cuda_available, resolve_device, seed_everything
+from paperkit.runtime import DeviceError, cuda_available, resolve_device, seed_everything, torch_threads
 
 try:
     __version__ = metadata.version("paperkit")
@@ -33,6 +34,7 @@ __all__ = [
     "resolve_device",
     "results_markdown",
     "seed_everything",
+    "torch_threads",
     "track",
     "write_results",
 ]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 from paperkit.lm import (
     TrainConfig,
     char_tokenizer,
@@ -255,12 +255,8 @@ def _equality_check(
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """SFT the reference, train every method from it on the same trees, evaluate, check the claims."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, config.torch_threads))
-    try:
+    with torch_threads(max(1, config.torch_threads)):
         return _run(config, seed=seed, device=device)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _run(config: Config, *, seed: int, device: str) -> Report:
