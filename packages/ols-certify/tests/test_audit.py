@@ -44,6 +44,8 @@ def test_audit_agrees_with_brute_force_on_a_tiny_problem(rng):
     res = audit(X, y, 1, k_max=4, freund_hopkins=False)
     bf = brute_force(X, y, 1, 4)
     assert res.freund_hopkins is None
+    assert np.all(res.certificate.bounds.total >= bf.at_most - 1e-9)  # sound for every k, not only at k_LB
+    assert np.all(res.kzc21.effects <= bf.at_most + 1e-9) and np.all(res.amip.effects <= bf.at_most + 1e-9)
     if bf.k_true is not None:
         assert res.certificate.k_lb <= bf.k_true <= (res.k_upper or 99)
 

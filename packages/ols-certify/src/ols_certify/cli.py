@@ -16,17 +16,11 @@ from typing import Any, NoReturn
 
 from paperkit import Experiment, reproduce_main
 
-from ols_certify import reproduce
-
-EXPERIMENT = Experiment(
-    package="ols-certify",
-    description="Certify that an OLS conclusion survives the removal of any k samples (ACRE; Rubinstein & "
+EXPERIMENT = Experiment.lazy(
+    "ols-certify",
+    "Certify that an OLS conclusion survives the removal of any k samples (ACRE; Rubinstein & "
     "Hopkins, ICLR 2025).",
-    quick=reproduce.Config.quick,
-    full=reproduce.Config.full,
-    smoke=reproduce.Config.smoke,
-    run=reproduce.run,
-    plots=reproduce.plots,
+    "ols_certify.reproduce",
     devices=("cpu",),
 )
 

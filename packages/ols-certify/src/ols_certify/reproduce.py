@@ -19,7 +19,7 @@ from paperkit import Claim, Report, track
 
 from ols_certify import data
 from ols_certify._problem import Problem, prepare
-from ols_certify.acre import Threshold, certificate_from_problem, resolve_threshold
+from ols_certify.acre import Threshold, certificate_from_problem
 from ols_certify.baselines import amip_problem, brute_force_problem, freund_hopkins_problem, kzc21_problem
 
 if TYPE_CHECKING:
@@ -125,13 +125,13 @@ def _k(x: int | None) -> int | str:
     return "none ≤ k_max" if x is None else x
 
 
-def _audit_case(p: Problem, threshold: Threshold, k_max: int, with_fh: bool = True) -> dict[str, Any]:
+def _audit_case(p: Problem, threshold: Threshold, k_max: int) -> dict[str, Any]:
     cert = certificate_from_problem(p, threshold, k_max)
     # the spectral Problem-1 bound (min with the triangle bound) needs dense n×n eigendecompositions
     spec = certificate_from_problem(p, threshold, k_max, spectral=True) if p.n <= SPECTRAL_MAX_N else None
     kz = kzc21_problem(p, k_max, cert.tau)
     am = amip_problem(p, k_max, cert.tau)
-    fh = freund_hopkins_problem(p, k_max, cert.tau) if with_fh else None
+    fh = freund_hopkins_problem(p, k_max, cert.tau)
     return {
         "n": p.n,
         "d": p.fit.d,
@@ -145,12 +145,12 @@ def _audit_case(p: Problem, threshold: Threshold, k_max: int, with_fh: bool = Tr
         "k_lb_spectral": None if spec is None else spec.k_lb,
         "exhausted": cert.exhausted,
         "k_singular": cert.bounds.k_singular,
-        "k_fh": None if fh is None else fh.k_lb,
+        "k_fh": fh.k_lb,
         "k_kzc": kz.k,
         "k_amip": am.k,
         "curves": {
             "U": cert.bounds.total,
-            "fh": None if fh is None else fh.total,
+            "fh": fh.total,
             "kzc": kz.effects,
             "amip": am.effects,
         },
@@ -429,4 +429,4 @@ def plots(report: Report) -> dict[str, Figure]:
     return figs
 
 
-__all__ = ["Config", "plots", "resolve_threshold", "run"]
+__all__ = ["Config", "plots", "run"]
