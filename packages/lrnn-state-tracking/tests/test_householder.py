@@ -14,6 +14,8 @@ from lrnn_state_tracking.householder import (
     reflection_for_transposition,
 )
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
 
 @pytest.mark.parametrize("beta", [0.0, 0.3, 1.0, 1.7, 2.0])
 def test_gh_spectrum_is_one_and_one_minus_beta(beta, torch_gen):

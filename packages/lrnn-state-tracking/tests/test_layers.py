@@ -9,6 +9,8 @@ from lrnn_state_tracking.layers import DeltaNet, DiagonalLRNN, GHProductRNN, eig
 
 F64 = torch.float64
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
 
 def _u(gen, b=2, t=23, d=8, device="cpu", dtype=F64):
     return torch.randn(b, t, d, generator=gen, dtype=dtype).to(device)

@@ -71,13 +71,14 @@ def test_training_a_deltanet_pm1_on_short_parity_learns_it():
     assert accuracy_by_length(model, get_task("parity"), 3, 8, 256).accuracy > 0.95
 
 
-def test_training_is_deterministic_given_the_seed():
+def test_training_is_deterministic_given_the_seed(deterministic):
     def once():
         torch.manual_seed(3)
         m = LRNNLM(3, 2, 8, 1, "diag", "pm1", d_state=2)
         return train(m, get_task("parity"), 5, batch=8, seed=3).loss
 
-    np.testing.assert_array_equal(once(), once())
+    loss = deterministic(once)
+    assert loss.shape == (5,) and np.all(np.isfinite(loss)) and loss[0] > 0.5  # starts near ln 2
 
 
 def test_schedule_and_scaled_accuracy():

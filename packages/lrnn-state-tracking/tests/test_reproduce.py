@@ -31,6 +31,7 @@ def test_smoke_claims_are_computed_from_the_core(smoke_report):
     assert smoke_report.claims[0].observed == pm1["acc_eval"]
     zero_one = max(run_one(cfg, exp, n, 3)["acc_eval"] for n in ("diag[0,1]", "deltanet[0,1]"))
     assert smoke_report.claims[1].observed == zero_one
+    assert smoke_report.claims[2].observed == run_one(cfg, exp, "deltanet[-1,1]", 3)["acc_eval"]
     assert smoke_report.claims[3].observed == 1.0 and smoke_report.claims[3].passed
     assert oracle_accuracy(cfg, 3, "cpu")["deltanet"] == 1.0
     assert len(smoke_report.tables["Accuracy by task and model"]) == 4
@@ -62,6 +63,12 @@ def test_report_only_claims_are_reported_when_their_tasks_run():
         - m3["count_mod3/diag[0,1]"]["acc_eval_per_seed"][0]
     )
     assert ro["mod3-gh-product-beats-real-diagonal"]["observed"] == pytest.approx(gap)
+    gap5 = (
+        m3["mod_arith/deltanet[-1,1]"]["acc_eval_per_seed"][0]
+        - m3["mod_arith/deltanet[0,1]"]["acc_eval_per_seed"][0]
+    )
+    assert ro["mod5-deltanet-pm1-at-least-01"]["observed"] == pytest.approx(gap5)
+    assert ro["mod5-deltanet-pm1-at-least-01"]["holds"] == (gap5 >= 0)
     assert [c.name for c in rep.claims] == ["parity-diag-pm1-solves", "oracles-exact-at-10k"]
     assert set(plots(rep)) == {"accuracy_by_length", "parity_training_loss"}
 

@@ -16,6 +16,8 @@ from lrnn_state_tracking.scan import (
 
 F64 = torch.float64
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
 
 @pytest.mark.parametrize("chunk", [1, 5, 16, 64, 200])
 def test_associative_scan_equals_the_sequential_loop(chunk, torch_gen, device):

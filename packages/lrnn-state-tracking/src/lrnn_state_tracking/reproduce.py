@@ -212,10 +212,11 @@ def oracle_accuracy(config: Config, seed: int, device: str) -> dict[str, float]:
     gen = torch.Generator().manual_seed(seed)
     bits = torch.randint(0, 2, (config.oracle_batch, config.oracle_len), generator=gen).to(device)
     truth = bits.cumsum(1) % 2
+    diag_hit = parity_diag_oracle(bits) == truth
     return {
-        "diag": float((parity_diag_oracle(bits) == truth).double().mean()),
+        "diag": float(diag_hit.double().mean()),
         "deltanet": float((parity_deltanet_oracle(bits, seed=seed) == truth).double().mean()),
-        "diag_final": float((parity_diag_oracle(bits)[:, -1] == truth[:, -1]).double().mean()),
+        "diag_final": float(diag_hit[:, -1].double().mean()),
     }
 
 
@@ -337,7 +338,7 @@ def _run(config: Config, seed: int, device: str) -> Report:
         )
     )
 
-    report_only, notes = _report_only(results, config, seed)
+    report_only, notes = _report_only(results, config)
     metrics["report_only"] = report_only
     tables: dict[str, list[dict[str, Any]]] = {"Accuracy by task and model": rows}
     if report_only:
@@ -354,7 +355,7 @@ def _run(config: Config, seed: int, device: str) -> Report:
 
 
 def _report_only(
-    results: Mapping[str, Mapping[str, list[dict[str, Any]]]], config: Config, seed: int
+    results: Mapping[str, Mapping[str, list[dict[str, Any]]]], config: Config
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     out: dict[str, dict[str, Any]] = {}
     notes = []

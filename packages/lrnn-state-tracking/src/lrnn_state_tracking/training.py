@@ -4,6 +4,7 @@ evaluation. Loss and accuracy only at the masked (answer) positions, as in the o
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,8 +60,6 @@ def train(
 
     The model's parameters should already be on ``device``.
     """
-    import time
-
     if steps < 1 or batch < 1:
         raise ValueError(f"steps and batch must be >= 1, got {steps}, {batch}")
     if task.vocab_size > model.vocab or task.n_classes != model.n_classes:
