@@ -52,3 +52,10 @@ def test_smoke_run_reports_the_claims():
     ]
     assert {r["method"] for r in rep.metrics["rows"]} == {"subnet", "balanced_subnet"}
     assert all(math.isfinite(r["acc"]) for r in rep.metrics["rows"])
+    rows = {r["method"]: r for r in rep.metrics["rows"]}
+    base = rep.metrics["base"]
+    pre, _, gap = rep.claims
+    assert pre.observed == pytest.approx(min(base["mem"] - 50.0, base["acc"] - 90.0))
+    assert gap.observed == pytest.approx(rows["subnet"]["acc_drop"] - rows["balanced_subnet"]["acc_drop"])
+    for r in rows.values():
+        assert r["acc_drop"] == pytest.approx(base["acc"] - r["acc"])

@@ -114,8 +114,19 @@ def _neuron(score_fn: Callable[[MitigationContext], list[torch.Tensor]]) -> Meth
     return fn
 
 
-def _both(ctx: MitigationContext) -> torch.Tensor:
-    return torch.cat([ctx.data.clean_train, ctx.data.ft_extra])
+def finetune_rows(data: TinyMemData, name: str) -> torch.Tensor:
+    """The clean rows a fine-tuning method trains on: seen clean data, extra unseen data, or both."""
+    if name == "ft_both":
+        return torch.cat([data.clean_train, data.ft_extra])
+    return {"ft_clean": data.clean_train, "ft_extra": data.ft_extra}[name]
+
+
+RATIOS = (0.005, 0.01, 0.05)  # the spec's grid for every ratio-swept unlearning method (Greedy excepted)
+
+
+def _unlearn(name: str, level: str, fn: MethodFn, paper_hp: str) -> Method:
+    """An unlearning method swept over :data:`RATIOS`; ``level`` is "neuron" or "weight"."""
+    return Method(name, f"unlearning ({level})", "ratio", RATIOS, fn, paper_hp)
 
 
 METHODS: dict[str, Method] = {
@@ -150,7 +161,7 @@ METHODS: dict[str, Method] = {
             "fine-tuning",
             "epochs",
             (1, 2, 4),
-            lambda c, v: _ft(c, c.data.clean_train, v),
+            lambda c, v: _ft(c, finetune_rows(c.data, "ft_clean"), v),
             "clean (seen) data",
         ),
         Method(
@@ -158,7 +169,7 @@ METHODS: dict[str, Method] = {
             "fine-tuning",
             "epochs",
             (1, 2, 4),
-            lambda c, v: _ft(c, c.data.ft_extra, v),
+            lambda c, v: _ft(c, finetune_rows(c.data, "ft_extra"), v),
             "extra (unseen) clean data",
         ),
         Method(
@@ -166,40 +177,32 @@ METHODS: dict[str, Method] = {
             "fine-tuning",
             "epochs",
             (1, 2, 4),
-            lambda c, v: _ft(c, _both(c), v),
+            lambda c, v: _ft(c, finetune_rows(c.data, "ft_both"), v),
             "seen + extra clean data",
         ),
-        Method(
+        _unlearn(
             "zero_out",
-            "unlearning (neuron)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "neuron",
             _neuron(lambda c: zero_out_scores(c.base_model, c.mem, c.prompt_len, c.window)),
             "ratio swept",
         ),
-        Method(
+        _unlearn(
             "act",
-            "unlearning (neuron)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "neuron",
             _neuron(lambda c: activation_scores(c.base_model, c.mem, c.prompt_len)),
             "ratio swept",
         ),
-        Method(
+        _unlearn(
             "slimming",
-            "unlearning (neuron)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "neuron",
             _neuron(
                 lambda c: slimming_scores(c.base_model, c.mem, c.prompt_len, c.window, epochs=c.slim_epochs)
             ),
             "λ_L1 1000, stop loss 0.1, lr 1e-2",
         ),
-        Method(
+        _unlearn(
             "hard_concrete",
-            "unlearning (neuron)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "neuron",
             _neuron(
                 lambda c: hard_concrete_scores(
                     c.base_model, c.mem, c.prompt_len, c.window, epochs=c.slim_epochs, seed=c.seed
@@ -207,11 +210,9 @@ METHODS: dict[str, Method] = {
             ),
             "λ_L0 1000, stop loss 0.1, lr 1e-2",
         ),
-        Method(
+        _unlearn(
             "integrated_gradients",
-            "unlearning (neuron)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "neuron",
             _neuron(
                 lambda c: integrated_gradients_scores(c.base_model, c.mem, c.prompt_len, c.window, steps=20)
             ),
@@ -225,43 +226,33 @@ METHODS: dict[str, Method] = {
             lambda c, v: greedy(c.base_model, c.mem, c.clean, v, seed=c.seed),
             "one weight a step, batch 64",
         ),
-        Method(
+        _unlearn(
             "durable",
-            "unlearning (weight)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "weight",
             lambda c, v: durable(c.base_model, c.mem, v),
             "layer-wise top |grad|",
         ),
-        Method(
+        _unlearn(
             "durable_aggregate",
-            "unlearning (weight)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "weight",
             lambda c, v: durable_aggregate(c.base_model, c.mem, v),
             "global top |grad|",
         ),
-        Method(
+        _unlearn(
             "second_order",
-            "unlearning (weight)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "weight",
             lambda c, v: second_order(c.base_model, c.mem, v),
             "512 grads, block 50, damp 1e-7",
         ),
-        Method(
+        _unlearn(
             "subnet",
-            "unlearning (weight)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "weight",
             lambda c, v: subnet(c.base_model, c.mem, v, epochs=c.unlearn_epochs, seed=c.seed),
             "SGD lr 0.1, mom 0.9, wd 5e-4, batch 64",
         ),
-        Method(
+        _unlearn(
             "balanced_subnet",
-            "unlearning (weight)",
-            "ratio",
-            (0.005, 0.01, 0.05),
+            "weight",
             lambda c, v: balanced_subnet(
                 c.base_model, c.mem, c.clean, v, alpha=0.05, epochs=c.unlearn_epochs, seed=c.seed
             ),

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 from tinymem.data import PAD, noise_in_window
 
 
-def _device(model: torch.nn.Module) -> torch.device:
+def model_device(model: torch.nn.Module) -> torch.device:
+    """The device of the model's first parameter."""
     return next(model.parameters()).device
 
 
@@ -28,7 +29,7 @@ def greedy_continuation(
         raise ValueError(f"n_tokens must be >= 0, got {n_tokens}")
     was = model.training
     model.eval()
-    dev = _device(model)
+    dev = model_device(model)
     outs = []
     for s in range(0, len(prompts), batch_size):
         x = prompts[s : s + batch_size].to(dev)
@@ -118,7 +119,7 @@ def token_accuracy(
     """
     was = model.training
     model.eval()
-    dev = _device(model)
+    dev = model_device(model)
     hit = tot = 0
     for s in range(0, len(seqs), batch_size):
         x = seqs[s : s + batch_size].to(dev)
@@ -136,7 +137,7 @@ def perplexity(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512
     """exp(mean NLL of the non-PAD next tokens) on (n, T) rows."""
     was = model.training
     model.eval()
-    dev = _device(model)
+    dev = model_device(model)
     nll = 0.0
     tot = 0
     for s in range(0, len(seqs), batch_size):

@@ -11,7 +11,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from paperkit import Claim, Report, track
 
 from tinymem.data import DataConfig, build_data
-from tinymem.methods import METHODS, UNLEARNING, MitigationContext, select_best
+from tinymem.methods import METHODS, UNLEARNING, MitigationContext, finetune_rows, select_best
 from tinymem.metrics import percent_memorized, perplexity, token_accuracy
 from tinymem.model import build_model, n_params, tinymem_config
 from tinymem.train import TrainSpec, finetune, train_lm
@@ -191,10 +191,10 @@ def _run(cfg: Config, *, seed: int, device: str) -> Report:
             rows.append(
                 {"method": name, "family": m.family, "param": m.param, "value": value, "seconds": secs, **ev}
             )
-    selected = {}
-    for name in cfg.methods:
-        sel = select_best([r for r in rows if r["method"] == name], max_acc_drop=cfg.max_acc_drop)
-        selected[name] = sel
+    selected = {
+        name: select_best([r for r in rows if r["method"] == name], max_acc_drop=cfg.max_acc_drop)
+        for name in cfg.methods
+    }
     claims = _claims(cfg, base_eval, rows, selected, ft_curves)
     table = [
         {
@@ -281,8 +281,8 @@ def _run(cfg: Config, *, seed: int, device: str) -> Report:
         "continuation on all K = 20 tokens. acc: official next-token accuracy on held-out k=7 sequences "
         "(every position, PAD targets included); acc drop = base acc − method acc (points).",
         f"Selection rule (every method): lowest % memorised with acc drop ≤ {cfg.max_acc_drop:g} points.",
-        "seconds: wall-clock of the mitigation itself (retraining for regularizers; scoring + ablation for "
-        "neuron methods), single thread, on a shared machine.",
+        "seconds: process CPU time (time.process_time) of the mitigation itself (retraining for "
+        "regularizers; scoring + ablation for neuron methods), single thread.",
     ]
     return Report(
         metrics=metrics,
@@ -297,11 +297,7 @@ def _finetune_sweep(
 ) -> tuple[list[dict[str, Any]], list[dict[str, float]]]:
     """One fine-tuning run to max(ft_epochs) epochs, evaluated (untimed) after every epoch."""
     data = ctx.data
-    rows_src = {
-        "ft_clean": data.clean_train,
-        "ft_extra": data.ft_extra,
-        "ft_both": torch.cat([data.clean_train, data.ft_extra]),
-    }[name]
+    rows_src = finetune_rows(data, name)
     model = copy.deepcopy(ctx.base_model)
     spe = math.ceil(len(rows_src) / ctx.train_spec.batch_size)
     clock = {"start": time.process_time(), "paused": 0.0}
@@ -510,7 +506,7 @@ def plots(report: Report) -> dict[str, Figure]:
             label="selected configuration",
         )
         ax2.set_xticks(range(len(ks)), ks, rotation=40, ha="right", fontsize=7)
-        ax2.set_ylabel("wall-clock seconds (1 thread)")
+        ax2.set_ylabel("CPU seconds (1 thread)")
         ax2.set_xlabel("method")
         ax2.set_yscale("log")
         ax2.set_title("cost of each mitigation at its selected setting", fontsize=9)
@@ -521,4 +517,3 @@ def plots(report: Report) -> dict[str, Figure]:
 
 
 __all__ = ["Config", "plots", "run"]
-_ = replace

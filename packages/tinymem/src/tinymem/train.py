@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -145,10 +144,3 @@ def finetune(
         callback=callback,
         callback_every=callback_every,
     )
-
-
-def timed(fn: Callable[[], object]) -> tuple[object, float]:
-    """(fn(), wall seconds)."""
-    t0 = time.process_time()
-    out = fn()
-    return out, time.process_time() - t0

@@ -52,7 +52,3 @@ def suffix_loss(model: torch.nn.Module, seqs: torch.Tensor, prompt_len: int, win
 def sequence_loss(model: torch.nn.Module, seqs: torch.Tensor) -> torch.Tensor:
     """(B,) per-sequence causal-LM loss (official ``clm_loss_fn`` before its batch mean)."""
     return token_losses(model, seqs, include_pad=True)
-
-
-def model_device(model: torch.nn.Module) -> torch.device:
-    return next(model.parameters()).device

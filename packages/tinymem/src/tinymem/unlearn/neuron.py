@@ -11,9 +11,11 @@ import copy
 from collections.abc import Callable, Sequence
 
 import torch
+from transformers.pytorch_utils import Conv1D
 
+from tinymem.metrics import model_device
 from tinymem.model import mlp_layers
-from tinymem.unlearn.common import check_ratio, check_rows, model_device, suffix_loss, warn_if_empty
+from tinymem.unlearn.common import check_ratio, check_rows, suffix_loss, warn_if_empty
 
 
 def _act_hooks(model: torch.nn.Module, fns: Sequence) -> list:
@@ -41,8 +43,6 @@ def ablate_neurons(model: torch.nn.Module, scores: Sequence[torch.Tensor], ratio
         if n == 0:
             continue
         idx = torch.sort(torch.argsort(-s.float(), stable=True)[:n]).values.to(layer.fc.weight.device)
-        from transformers.pytorch_utils import Conv1D
-
         if isinstance(layer.fc, Conv1D):
             layer.fc.weight[:, idx] = 0.0
         else:
@@ -63,7 +63,7 @@ def zero_out_scores(
     layers = mlp_layers(model)
     scores = []
     b = len(mem)
-    for li, layer in enumerate(layers):
+    for layer in layers:
         d = layer.inner_dim
         s = torch.zeros(d)
         for start in range(0, d, chunk):
@@ -77,7 +77,7 @@ def zero_out_scores(
             ) -> torch.Tensor:
                 return o * mask
 
-            h = layers[li].act.register_forward_hook(hook)
+            h = layer.act.register_forward_hook(hook)
             try:
                 x = mem.repeat(len(ids), 1)
                 logits = model(input_ids=x).logits[:, prompt_len - 1 : prompt_len + window - 1]
@@ -106,8 +106,6 @@ def activation_scores(model: torch.nn.Module, mem: torch.Tensor, prompt_len: int
         for h in hooks:
             h.remove()
     out = []
-    from transformers.pytorch_utils import Conv1D
-
     for layer, a in zip(mlp_layers(model), acts, strict=True):
         w = layer.proj.weight
         norms = w.norm(dim=1) if isinstance(layer.proj, Conv1D) else w.norm(dim=0)
