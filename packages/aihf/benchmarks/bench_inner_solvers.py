@@ -16,12 +16,12 @@ import time
 import aihf  # noqa: F401  (registers aihf/FeatureGrid-v0)
 import gymnasium as gym
 import numpy as np
-import torch
 from aihf.continuous import ContinuousConfig, train_continuous
 from aihf.data import collect_trajectories
 from aihf.envs import FeatureGridEnv
 from aihf.envs.reacher import noisy
 from aihf.tabular import TabularMDP, aihf_objective
+from paperkit import torch_threads
 
 
 def _best(fn, repeat: int = 5) -> float:
@@ -93,6 +93,6 @@ def bench_reacher(steps: int = 2000) -> None:
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(1)
-    bench_grid()
-    bench_reacher()
+    with torch_threads(1):
+        bench_grid()
+        bench_reacher()

@@ -10,6 +10,7 @@ from aihf.continuous import ContinuousConfig, MLPReward, train_continuous
 from aihf.data import Trajectory, collect_trajectories
 from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert
 from aihf.sac import SAC
+from shared_testing import assert_identical
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -60,9 +61,16 @@ def test_sac_solves_a_one_step_soft_problem(device, torch_gen):
     torch.testing.assert_close(mean, torch.full((2,), 0.5, device=device), atol=0.12, rtol=0)
 
 
-def test_mlp_reward_shapes(device):
+def test_mlp_reward_shapes(device, torch_gen):
+    torch.manual_seed(0)
     r = MLPReward(10, 2).to(device)
-    assert r(torch.zeros(4, 50, 10, device=device), torch.zeros(4, 50, 2, device=device)).shape == (4, 50)
+    obs = torch.randn(4, 50, 10, generator=torch_gen, device=device)
+    act = torch.rand(4, 50, 2, generator=torch_gen, device=device) * 2 - 1
+    out = r(obs, act)
+    assert out.shape == (4, 50)
+    # batched evaluation = one (obs, act) at a time, and the reward depends on the action
+    torch.testing.assert_close(out[2, 7], r(obs[2, 7][None], act[2, 7][None])[0])
+    assert not torch.allclose(out, r(obs, -act))
 
 
 def test_bad_inputs_of_the_continuous_trainer():
@@ -94,3 +102,10 @@ def test_a_short_aihf_run_returns_a_working_actor():
     actor, _ = train_continuous("AIHF", demos, pairs, cfg, seed=0)
     a = actor(torch.zeros(5, 10))[2]
     assert a.shape == (5, 2) and torch.all(a.abs() <= 1)
+    # the SAC steps moved the actor away from the behaviour-cloned π_0 it starts from, reproducibly
+    bc, _ = train_continuous("BC", demos, pairs, cfg, seed=0)
+    obs = torch.as_tensor(np.concatenate([d.observations for d in demos]), dtype=torch.float32)
+    again, _ = train_continuous("AIHF", demos, pairs, cfg, seed=0)
+    with torch.no_grad():
+        assert not torch.allclose(actor(obs)[2], bc(obs)[2], atol=1e-4)
+        assert_identical(actor(obs)[2].numpy(), again(obs)[2].numpy())

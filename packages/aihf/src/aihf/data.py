@@ -130,7 +130,6 @@ def collect_preferences(
         raise ValueError(f"label must be 'bt' or 'deterministic', got {label!r}")
     rng = np.random.default_rng(seed)
     pairs: list[PreferencePair] = []
-    env.reset(seed=seed)
     for _ in range(n_pairs):
         a, b = (collect_trajectories(env, make_policy(rng), 1, int(rng.integers(2**31)))[0] for _ in range(2))
         if label == "bt":

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import gymnasium as gym
 import numpy as np
-import torch
+from paperkit import torch_threads
 
 from aihf.continuous import CONTINUOUS_METHODS, ContinuousConfig, evaluate_actor, train_continuous
 from aihf.data import collect_preferences, collect_trajectories
@@ -46,16 +46,12 @@ def run_reacher(setting: ReacherSetting, seed: int, device: str = "cpu") -> dict
         [t.true_return for t in _rollouts(env, mixed_policy(0.0), setting.eval_episodes, eval_seed)]
     )
     out: dict[str, float] = {"J_expert": float(j_exp), "J_random": float(j_rand)}
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny nets: one thread is fastest, and the machine is shared
-    try:
+    with torch_threads(1):  # tiny nets: one thread is fastest, and the machine is shared
         for m in CONTINUOUS_METHODS:
             actor, _ = train_continuous(m, demos, pairs, setting.train, seed, device)
             j = evaluate_actor(actor, setting.train.env_id, setting.eval_episodes, eval_seed, device)
             out[f"J {m}"] = j
             out[m] = float((j - j_rand) / (j_exp - j_rand))
-    finally:
-        torch.set_num_threads(threads)
     return out
 
 

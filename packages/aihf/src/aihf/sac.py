@@ -18,15 +18,13 @@ from torch import Tensor, nn
 __all__ = ["SAC", "TanhGaussianActor", "mlp"]
 
 
-def mlp(sizes: Sequence[int], out_act: nn.Module | None = None) -> nn.Sequential:
-    """Linear layers of ``sizes`` with ReLU between them (and ``out_act`` at the end)."""
+def mlp(sizes: Sequence[int]) -> nn.Sequential:
+    """Linear layers of ``sizes`` with ReLU between them."""
     layers: list[nn.Module] = []
     for i in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
             layers.append(nn.ReLU())
-    if out_act is not None:
-        layers.append(out_act)
     return nn.Sequential(*layers)
 
 

@@ -335,8 +335,9 @@ def _ascend(
     theta, m, v = np.zeros(d), np.zeros(d), np.zeros(d)
     b1, b2, eps = 0.9, 0.999, 1e-8
     objs, norms = np.empty(steps + 1), np.empty(steps + 1)
+    svi: SoftVI | None = None
     for k in range(steps + 1):
-        value, grad, _ = _objective(theta, mdp, data, lam, beta)
+        value, grad, svi = _objective(theta, mdp, data, lam, beta)
         value -= 0.5 * l2 * float(theta @ theta)
         grad = grad - l2 * theta
         objs[k], norms[k] = value, np.linalg.norm(grad)
@@ -345,8 +346,9 @@ def _ascend(
         m = b1 * m + (1 - b1) * grad
         v = b2 * v + (1 - b2) * grad**2
         theta = theta + lr * (m / (1 - b1 ** (k + 1))) / (np.sqrt(v / (1 - b2 ** (k + 1))) + eps)
-    policy = soft_value_iteration(mdp.P, mdp.phi @ theta, beta, mdp.horizon).policy
-    return FitResult(theta, policy, objs, norms)
+    if svi is None:  # no demonstration term: the loop did not solve the inner problem at the final θ
+        svi = soft_value_iteration(mdp.P, mdp.phi @ theta, beta, mdp.horizon)
+    return FitResult(theta, svi.policy, objs, norms)
 
 
 def aihf_tabular(
