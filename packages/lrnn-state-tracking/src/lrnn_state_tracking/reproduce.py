@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 
 from lrnn_state_tracking.model import LRNNLM
 from lrnn_state_tracking.oracles import parity_deltanet_oracle, parity_diag_oracle
@@ -227,12 +227,8 @@ def _second_best(values: list[float]) -> float:
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         return _run(config, seed, device)
-    finally:
-        torch.set_num_threads(before)
 
 
 def _run(config: Config, seed: int, device: str) -> Report:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 
 from tinymem.data import DataConfig, build_data
 from tinymem.methods import METHODS, UNLEARNING, MitigationContext, finetune_rows, select_best
@@ -136,12 +136,8 @@ def _evaluate(model: torch.nn.Module, data: Any, base_acc: float | None = None) 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """Train, mitigate, evaluate, select, check the claims."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, config.torch_threads))
-    try:
+    with torch_threads(max(1, config.torch_threads)):
         return _run(config, seed=seed, device=device)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _run(cfg: Config, *, seed: int, device: str) -> Report:
