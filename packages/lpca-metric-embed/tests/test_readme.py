@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 

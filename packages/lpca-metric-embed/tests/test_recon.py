@@ -14,6 +14,7 @@ from lpca_metric_embed import (
     planted_rgg,
     svd_sign_mismatch,
 )
+from lpca_metric_embed.baselines import svd_sign_eed
 
 
 def brute(X, Y, beta, A, tau=0.0):
@@ -158,3 +159,6 @@ def test_svd_sign_baseline_counts_mismatches_of_the_rank_d_sign_pattern():
     assert svd_sign_mismatch(g, 1) > 0
     with pytest.raises(ValueError, match="D must be an integer >= 1"):
         svd_sign_mismatch(g, 0)
+    # the search over D (one SVD) returns the first D whose sign pattern is exact
+    first = next(D for D in range(1, 13) if svd_sign_mismatch(g, D) == 0)
+    assert svd_sign_eed(g, 12) == first and svd_sign_eed(g, first - 1) is None

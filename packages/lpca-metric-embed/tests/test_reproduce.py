@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-import torch
 from lpca_metric_embed import dense_mismatch, find_eed, kdtree_mismatch
 from lpca_metric_embed.reproduce import GRAPHS, Config, _random_check_case, make_graph, plots, run
 
@@ -15,7 +14,6 @@ pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 @pytest.fixture(scope="module")
 def smoke_report():
-    torch.set_num_threads(1)
     return run(Config.smoke(), seed=2)  # same seed, same numbers: the conformance battery checks it
 
 

@@ -78,16 +78,3 @@ def dense_loss(
     if name == "logistic":
         return lambda logits: (F.softplus(-S * logits) * M).sum()
     return lambda logits: ((torch.exp(logits) - Af * logits) * M).sum()
-
-
-def loss_value(
-    name: str, logits: torch.Tensor, A: torch.Tensor, rows: torch.Tensor | None = None, margin: float = 0.0
-) -> torch.Tensor:
-    """Dispatch on ``name`` in ``LOSSES`` (``margin`` is used by the hinge only)."""
-    if name == "logistic":
-        return logistic(logits, A, rows)
-    if name == "hinge":
-        return hinge(logits, A, rows, margin)
-    if name == "poisson":
-        return poisson(logits, A, rows)
-    raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")

@@ -84,20 +84,13 @@ class L2Embedding(nn.Module):
 Embedding = LPCAEmbedding | L2Embedding
 
 
-def make_model(
-    kind: str,
-    X: torch.Tensor,
-    Y: torch.Tensor,
-    beta: float | None = None,
-    *,
-    gen: torch.Generator | None = None,
-) -> Embedding:
-    """``kind`` "l2" or "lpca"; for L2 without ``beta``, β is drawn from U(0, 1) with ``gen``."""
+def make_model(kind: str, X: torch.Tensor, Y: torch.Tensor, beta: float | None = None) -> Embedding:
+    """``kind`` "l2" (needs ``beta``) or "lpca" (``beta`` ignored)."""
     if kind == "lpca":
         return LPCAEmbedding(X, Y)
     if kind == "l2":
         if beta is None:
-            beta = float(torch.rand((), generator=gen, device=X.device, dtype=X.dtype))
+            raise ValueError("the L2 model needs an initial beta")
         return L2Embedding(X, Y, beta)
     raise ValueError(f"model must be 'l2' or 'lpca', got {kind!r}")
 

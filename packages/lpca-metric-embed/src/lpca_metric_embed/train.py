@@ -126,7 +126,7 @@ def fit(
     A = torch.as_tensor(g.dense(), device=device)
     batch_loss = dense_loss(loss, A, margin, dtype)
     opt = Adam(net.parameters(), lr=lr)
-    cur_lr, best, since = lr, float("inf"), 0
+    best, since = float("inf"), 0
     curve: dict[str, list[float]] = {"epoch": [], "loss": [], "n_wrong": []}
 
     def check(epoch: int, loss_now: float) -> int:
@@ -153,10 +153,9 @@ def fit(
         else:
             since += 1
             if since >= patience:
-                cur_lr *= 0.5
+                opt.lr *= 0.5
                 since = 0
-                opt.lr = cur_lr
-        stop = cur_lr <= min_lr
+        stop = opt.lr <= min_lr
         if epoch % eval_every == 0 or epoch == max_epochs or stop:
             wrong = check(epoch, v)
         if stop:
