@@ -9,7 +9,7 @@ from disk_dp.data import load
 from disk_dp.models import logistic, mlp
 from disk_dp.quadratic import noisy_quadratic_problem
 from disk_dp.sampling import PoissonSampler, poisson_batch
-from disk_dp.train import steps_for_epochs, train
+from disk_dp.train import evaluate, steps_for_epochs, train
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -80,6 +80,8 @@ def test_non_private_training_learns_digits(device):
     assert h.steps == steps_for_epochs(2, 64 / ds.n) == 45
     assert h.test_acc.shape == (3,) and h.test_acc[0] < 0.3 and h.final_acc > 0.9
     assert h.epsilon == float("inf") and h.train_loss[-1] < h.train_loss[0]
+    # T = 45 is not a multiple of the evaluation interval 22: the last entry is measured after step 45
+    assert (h.final_acc, float(h.train_loss[-1])) == evaluate(model, ds)
 
 
 def test_dp_training_reports_the_accountant_epsilon(device):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import NotRequired, TypedDict, Unpack
 
 import torch
 from torch import nn
@@ -257,111 +258,53 @@ class DiSK(DPOptimizer):
         self.steps += 1
 
 
-def _dp_kwargs(
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    generator: torch.Generator | None,
-    seed: int,
-) -> dict[str, object]:
-    return {
-        "noise_multiplier": noise_multiplier,
-        "max_grad_norm": max_grad_norm,
-        "expected_batch_size": expected_batch_size,
-        "generator": generator,
-        "seed": seed,
-    }
+class DPArgs(TypedDict):
+    """The :class:`DPOptimizer` keyword arguments every ``make_*`` factory forwards."""
+
+    noise_multiplier: float
+    max_grad_norm: float
+    expected_batch_size: float
+    generator: NotRequired[torch.Generator | None]
+    seed: NotRequired[int]
 
 
-def _params(model: nn.Module) -> list[nn.Parameter]:
+def _base(
+    cls: type[torch.optim.SGD | torch.optim.Adam], model: nn.Module, lr: float
+) -> torch.optim.Optimizer:
+    """``cls`` (SGD or Adam, default hyper-parameters) over the model's trainable parameters at ``lr``."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    return list(trainable_parameters(model).values())
+    return cls(list(trainable_parameters(model).values()), lr=_positive("lr", lr))
 
 
-def make_dp_sgd(
-    model: nn.Module,
-    lr: float,
-    *,
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    generator: torch.Generator | None = None,
-    seed: int = 0,
-) -> DPOptimizer:
+def make_dp_sgd(model: nn.Module, lr: float, **dp: Unpack[DPArgs]) -> DPOptimizer:
     """DP-SGD: ``x <- x - lr g~``."""
-    base = torch.optim.SGD(_params(model), lr=_positive("lr", lr))
-    kw = _dp_kwargs(noise_multiplier, max_grad_norm, expected_batch_size, generator, seed)
-    return DPOptimizer(model, base, **kw)  # type: ignore[arg-type]
+    return DPOptimizer(model, _base(torch.optim.SGD, model, lr), **dp)
 
 
-def make_dp_adam(
-    model: nn.Module,
-    lr: float,
-    *,
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    generator: torch.Generator | None = None,
-    seed: int = 0,
-) -> DPOptimizer:
+def make_dp_adam(model: nn.Module, lr: float, **dp: Unpack[DPArgs]) -> DPOptimizer:
     """DP-Adam: Adam's moments computed from the privatised gradient (betas 0.9, 0.999)."""
-    base = torch.optim.Adam(_params(model), lr=_positive("lr", lr))
-    kw = _dp_kwargs(noise_multiplier, max_grad_norm, expected_batch_size, generator, seed)
-    return DPOptimizer(model, base, **kw)  # type: ignore[arg-type]
+    return DPOptimizer(model, _base(torch.optim.Adam, model, lr), **dp)
 
 
 def make_disk_sgd(
-    model: nn.Module,
-    lr: float,
-    *,
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    kappa: float = 0.7,
-    gamma: float = 0.5,
-    generator: torch.Generator | None = None,
-    seed: int = 0,
+    model: nn.Module, lr: float, *, kappa: float = 0.7, gamma: float = 0.5, **dp: Unpack[DPArgs]
 ) -> DiSK:
     """DiSK over SGD: ``x <- x - lr g_t`` with ``g_t`` the Kalman-filtered privatised gradient."""
-    base = torch.optim.SGD(_params(model), lr=_positive("lr", lr))
-    kw = _dp_kwargs(noise_multiplier, max_grad_norm, expected_batch_size, generator, seed)
-    return DiSK(model, base, kappa=kappa, gamma=gamma, **kw)  # type: ignore[arg-type]
+    return DiSK(model, _base(torch.optim.SGD, model, lr), kappa=kappa, gamma=gamma, **dp)
 
 
 def make_disk_adam(
-    model: nn.Module,
-    lr: float,
-    *,
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    kappa: float = 0.7,
-    gamma: float = 0.5,
-    generator: torch.Generator | None = None,
-    seed: int = 0,
+    model: nn.Module, lr: float, *, kappa: float = 0.7, gamma: float = 0.5, **dp: Unpack[DPArgs]
 ) -> DiSK:
     """DiSK over Adam: Adam's moments computed from the filtered gradient ``g_t``."""
-    base = torch.optim.Adam(_params(model), lr=_positive("lr", lr))
-    kw = _dp_kwargs(noise_multiplier, max_grad_norm, expected_batch_size, generator, seed)
-    return DiSK(model, base, kappa=kappa, gamma=gamma, **kw)  # type: ignore[arg-type]
+    return DiSK(model, _base(torch.optim.Adam, model, lr), kappa=kappa, gamma=gamma, **dp)
 
 
-def make_dp_sgd_ema(
-    model: nn.Module,
-    lr: float,
-    *,
-    noise_multiplier: float,
-    max_grad_norm: float,
-    expected_batch_size: float,
-    kappa: float = 0.7,
-    generator: torch.Generator | None = None,
-    seed: int = 0,
-) -> DiSK:
+def make_dp_sgd_ema(model: nn.Module, lr: float, *, kappa: float = 0.7, **dp: Unpack[DPArgs]) -> DiSK:
     """The ablation DP-SGD + EMA momentum ``g_t = (1 - kappa) g_{t-1} + kappa g~_t`` (DiSK with c = 0)."""
-    base = torch.optim.SGD(_params(model), lr=_positive("lr", lr))
-    kw = _dp_kwargs(noise_multiplier, max_grad_norm, expected_batch_size, generator, seed)
-    return DiSK(model, base, kappa=kappa, gamma=1.0, finite_difference=False, **kw)  # type: ignore[arg-type]
+    base = _base(torch.optim.SGD, model, lr)
+    return DiSK(model, base, kappa=kappa, gamma=1.0, finite_difference=False, **dp)
 
 
 __all__ = [

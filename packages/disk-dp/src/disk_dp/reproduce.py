@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 
 from disk_dp import optim as O
 from disk_dp.accounting import DEFAULT_ORDERS, epsilon, noise_for_epsilon, rdp_by_integration
@@ -160,24 +160,22 @@ def _model(data: Dataset, seed: int, device: str) -> torch.nn.Module:
     return logistic(data.d, data.n_classes, seed=seed, device=device)
 
 
-def _optimizer(
-    method: str,
-    model: torch.nn.Module,
-    lr: float,
-    sigma: float,
-    config: Config,
-    data: Dataset,
-    seed: int,
-    device: str,
-) -> O.DPOptimizer | torch.optim.Optimizer:
-    if method == "SGD (non-private)":
-        return torch.optim.SGD(model.parameters(), lr=lr)
-    dp: dict[str, Any] = {
+def _dp_args(sigma: float, config: Config, seed: int, device: str) -> O.DPArgs:
+    """The DP settings of a run: C, expected batch qn, and a noise generator seeded from the run's seed."""
+    return {
         "noise_multiplier": sigma,
         "max_grad_norm": config.clip,
         "expected_batch_size": config.batch,
         "generator": torch.Generator(device=device).manual_seed(10_000 + seed),
     }
+
+
+def _optimizer(
+    method: str, model: torch.nn.Module, lr: float, sigma: float, config: Config, seed: int, device: str
+) -> O.DPOptimizer | torch.optim.Optimizer:
+    if method == "SGD (non-private)":
+        return torch.optim.SGD(model.parameters(), lr=lr)
+    dp = _dp_args(sigma, config, seed, device)
     kg: dict[str, Any] = {"kappa": config.kappa, "gamma": config.gamma}
     factories: dict[str, Callable[[], O.DPOptimizer]] = {
         "DP-SGD": lambda: O.make_dp_sgd(model, lr, **dp),
@@ -193,7 +191,7 @@ def _train_one(
     method: str, data: Dataset, lr: float, sigma: float, config: Config, seed: int, device: str
 ) -> History:
     model = _model(data, seed, device)
-    opt = _optimizer(method, model, lr, sigma, config, data, seed, device)
+    opt = _optimizer(method, model, lr, sigma, config, seed, device)
     q = config.batch / data.n
     gen = torch.Generator(device=device).manual_seed(seed)
     return train(model, data, opt, q=q, epochs=config.epochs, generator=gen, delta=config.delta)
@@ -269,12 +267,7 @@ def quadratic_run(method: str, config: Config, seed: int, device: str) -> np.nda
     h = torch.as_tensor(prob.hessian, device=device)
     w_opt = torch.as_tensor(prob.w_opt, device=device)
     model = linear_model(config.quad_d, device=device)
-    dp: dict[str, Any] = {
-        "noise_multiplier": config.quad_sigma,
-        "max_grad_norm": config.clip,
-        "expected_batch_size": config.batch,
-        "generator": torch.Generator(device=device).manual_seed(10_000 + seed),
-    }
+    dp = _dp_args(config.quad_sigma, config, seed, device)
     lr = config.quad_lr
     opt = {
         "DP-SGD": lambda: O.make_dp_sgd(model, lr, **dp),
@@ -568,15 +561,11 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         seed: base seed (model init, Poisson batches, noise).
         device: ``"cpu"`` or ``"cuda"``.
     """
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         cls, rows = _classification(config, seed, device)
         quad = _quadratic(config, seed, device)
         acct = _accountant_check(config)
         timing = _timing(config, device) if config.timing_steps > 0 else None
-    finally:
-        torch.set_num_threads(before)
     claims = _claims(config, cls, quad, acct, timing)
     tables: dict[str, list[dict[str, Any]]] = {"Test accuracy": rows}
     tables["Noisy quadratic: tail excess loss"] = [

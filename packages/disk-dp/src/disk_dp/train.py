@@ -89,6 +89,7 @@ def train(
     accs.append(a)
     losses.append(ell)
     t0 = time.process_time()
+    last_eval = 0  # the step after which accs[-1] was measured
     for t, idx in enumerate(PoissonSampler(data.n, q, steps, generator), start=1):
         x, y = data.x_train[idx], data.y_train[idx]
         if isinstance(optimizer, DPOptimizer):
@@ -101,12 +102,12 @@ def train(
             a, ell = evaluate(model, data)
             accs.append(a)
             losses.append(ell)
+            last_eval = t
     seconds = time.process_time() - t0
-    while len(accs) <= epochs:  # rounding of T: the last evaluation is after the last step
-        a, ell = evaluate(model, data)
-        accs.append(a)
-        losses.append(ell)
-    accs[-1], losses[-1] = evaluate(model, data)
+    # q <= 1 makes T >= epochs, so the loop evaluated exactly ``epochs`` times; when T is not a multiple of
+    # ``every`` the last of them came before the last step
+    if last_eval != steps:
+        accs[-1], losses[-1] = evaluate(model, data)
     if isinstance(optimizer, DPOptimizer):
         eps = epsilon(q, optimizer.effective_noise_multiplier, steps, delta)
     else:
