@@ -96,16 +96,19 @@ def test_sigma_zero_returns_exact_left_edges_and_centres_are_offset(device):
 
 
 def test_one_feature_decoder_sees_only_the_label(device):
-    m = small(1, device)
-    s = m.sample(torch.rand(4, 1, device=device), inv_temp=math.inf)
+    m = small(1, device).eval()
+    xn = torch.rand(4, 1, device=device)
+    s = m.sample(xn, inv_temp=math.inf)
     assert s.shape == (4, 1)
-    z = m.logits(
-        torch.rand(4, 1, device=device),
-        torch.zeros(4, device=device),
-        torch.rand(4, 1, device=device),
-        torch.ones(4, device=device),
-    )
+    zeros, ones = torch.zeros(4, device=device), torch.ones(4, device=device)
+    z = m.logits(xn, zeros, torch.rand(4, 1, device=device), ones)
     assert z.shape == (4, 1, 20)
+    # the only feature's logits cannot depend on x⁺ (the decoder input is [y⁺] alone) ...
+    torch.testing.assert_close(m.logits(xn, zeros, torch.rand(4, 1, device=device), ones), z)
+    # ... and argmax decoding picks their argmax (the sampler feeds y⁻ = y⁺ = 1 by default)
+    with torch.no_grad():
+        z1 = m.logits(xn, ones, s, ones)
+    torch.testing.assert_close(m.edges[z1[:, 0].argmax(-1)], s[:, 0])
 
 
 def test_same_generator_seed_same_samples(device):

@@ -49,7 +49,8 @@ def test_fit_sets_learned_state(fitted, toy):
     assert fitted.n_neg_ == int((h <= 0.7).sum())
     assert fitted.n_pos_ == int(((h > 0.7) & (y == 1)).sum())
     assert len(fitted.history_["train"]) == TINY["epochs"]
-    assert fitted.history_["epoch"] == [0, 10][: len(fitted.history_["val"])]
+    assert fitted.history_["epoch"] == [0]  # validation every 10 epochs; 10 % of D⁻ and D⁺ held out
+    assert len(fitted.history_["val"]) == 1 and np.isfinite(fitted.history_["val"][0])
     assert 0 <= fitted.best_epoch_ < TINY["epochs"]
 
 
@@ -97,12 +98,14 @@ def test_classifier_adapters_agree():
         as_proba(3)
 
 
-def test_same_seed_same_model_and_recourse(toy):
+def test_same_seed_same_model_and_recourse(toy, deterministic):
     X, y = toy
-    a = GenRe(linear_h, seed=3, **TINY).fit(X, y)
-    b = GenRe(linear_h, seed=3, **TINY).fit(X, y)
-    assert a.history_["train"] == b.history_["train"]
-    np.testing.assert_array_equal(a.recourse(X[:10], seed=1), b.recourse(X[:10], seed=1))
+
+    def fit_and_recourse():
+        g = GenRe(linear_h, seed=3, **TINY).fit(X, y)
+        return g.history_, g.recourse(X[:10], seed=1)
+
+    deterministic(fit_and_recourse)  # training curves and recourse bit-identical across two runs
 
 
 # ------------------------------------------------------------------ bad input

@@ -13,6 +13,7 @@ import torch
 from torch import Tensor
 
 from genre.classifiers import as_proba, as_torch_proba
+from genre.pairs import _distances
 from genre.recourse import check_features
 
 __all__ = ["NNR", "ROAR", "GrowingSpheres", "Wachter"]
@@ -56,8 +57,7 @@ class NNR:
         X = check_features(X, self.n_features_in_)
         out = np.empty_like(X)
         for s in range(0, len(X), 256):
-            diff = np.abs(X[s : s + 256, None, :] - self.candidates_[None])
-            dist = diff.sum(-1) if self.p == 1 else (diff**self.p).sum(-1)
+            dist = _distances(X[s : s + 256], self.candidates_, self.p)
             out[s : s + 256] = self.candidates_[dist.argmin(axis=1)]
         return out
 
@@ -110,7 +110,7 @@ class Wachter:
         cost = diff.abs().sum(1) if self.norm == 1 else (diff.pow(2).sum(1) + 1e-12).sqrt()
         return -torch.log(p) + lam * cost
 
-    def _valid(self, xn: Tensor, x0: Tensor) -> Tensor:
+    def _valid(self, xn: Tensor) -> Tensor:
         return self.h(xn) > 0.5
 
     def recourse(self, X: Any) -> np.ndarray:
@@ -125,7 +125,7 @@ class Wachter:
         )
         lam = self.lam
         with torch.no_grad():
-            active = ~self._valid(xn, x0)
+            active = ~self._valid(xn)
         for _ in range(self.rounds):
             for _ in range(self.n_iter):
                 if not bool(active.any()):
@@ -138,7 +138,7 @@ class Wachter:
                     if self.clamp:
                         xn.clamp_(0.0, 1.0)
                     xn[~active] = frozen[~active]
-                    active &= ~self._valid(xn, x0)
+                    active &= ~self._valid(xn)
             if not bool(active.any()):
                 break
             lam = max(lam - self.lam_step, 0.0)
@@ -186,7 +186,7 @@ class ROAR(Wachter):
     def _objective(self, xn: Tensor, x0: Tensor, lam: float) -> Tensor:
         return torch.nn.functional.softplus(-self._worst_logit(xn)) + lam * (xn - x0).abs().sum(1)
 
-    def _valid(self, xn: Tensor, x0: Tensor) -> Tensor:
+    def _valid(self, xn: Tensor) -> Tensor:
         return self._worst_logit(xn) > 0
 
     def recourse(self, X: Any) -> np.ndarray:

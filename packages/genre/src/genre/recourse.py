@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -246,18 +247,27 @@ class GenRe:
             history: dict[str, list[float]] = {"epoch": [], "train": [], "val": []}
             best, best_state, best_epoch = math.inf, None, -1
 
-            def tensors(s: PairSampler) -> tuple[torch.Tensor, ...]:
-                xn, xp = s.sample(rng)
-                return (
-                    torch.as_tensor(xn, dtype=torch.float32, device=dev),
-                    torch.as_tensor(s.y_neg, dtype=torch.float32, device=dev),
-                    torch.as_tensor(xp, dtype=torch.float32, device=dev),
-                    torch.ones(len(xn), device=dev),
-                )
+            def drawer(s: PairSampler) -> Callable[[], tuple[torch.Tensor, ...]]:
+                """Every kept source with one freshly drawn partner (``PairSampler.sample``, on ``dev``).
+
+                The sources, their labels and the candidates are moved to the device once, not every epoch.
+                """
+                xn = torch.as_tensor(s.X_neg, dtype=torch.float32, device=dev)
+                yn = torch.as_tensor(s.y_neg, dtype=torch.float32, device=dev)
+                X_pos = torch.as_tensor(s.X_pos, dtype=torch.float32, device=dev)
+                yp = torch.ones(len(s), device=dev)
+
+                def draw() -> tuple[torch.Tensor, ...]:
+                    return xn, yn, X_pos[torch.as_tensor(s.sample_index(rng), device=dev)], yp
+
+                return draw
+
+            draw_train = drawer(train)
+            draw_val = drawer(val) if val is not None else None
 
             for epoch in range(self.epochs):
                 model.train()
-                xn, yn, xp, yp = tensors(train)
+                xn, yn, xp, yp = draw_train()
                 total = 0.0
                 for s in range(0, len(xn), self.batch_size):
                     sl = slice(s, s + self.batch_size)
@@ -267,10 +277,10 @@ class GenRe:
                     opt.step()
                     total += float(loss.detach())
                 history["train"].append(total / math.ceil(len(xn) / self.batch_size))
-                if val is not None and epoch % self.eval_every == 0:
+                if draw_val is not None and epoch % self.eval_every == 0:
                     model.eval()
                     with torch.no_grad():
-                        vl = float(model.loss(*tensors(val)).mean())
+                        vl = float(model.loss(*draw_val()).mean())
                     history["epoch"].append(epoch)
                     history["val"].append(vl)
                     if vl < best:
