@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 
 from genre.baselines import NNR, ROAR, GrowingSpheres, Wachter
 from genre.classifiers import MLPClassifier, as_proba
@@ -350,12 +350,8 @@ def _mean_over_seeds(cells: list[dict[str, Any]]) -> dict[str, dict[str, float]]
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """Every data set × seed cell, the toy, the claims. Runs on one torch thread (restored after)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         return _run(config, seed, device)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _run(config: Config, seed: int, device: str) -> Report:
