@@ -50,3 +50,12 @@ def test_constraint_audit_detects_violations():
     assert v["weight_range"] == 1 and v["tau"] == 1
     model.constrain_()
     assert sum(constraint_violations(model).values()) == 0
+
+
+def test_anova_gives_p_one_for_neurons_without_variation():
+    labels = np.array([0, 1, 2] * 2)
+    spikes = np.zeros((6, 10, 2))
+    spikes[labels == 0, :, 1] = 1.0  # constant within every class (no variance): not testable, p = 1
+    p, sel = anova_selectivity(spikes, labels)
+    np.testing.assert_array_equal(p, [1.0, 1.0])
+    assert not sel.any()

@@ -57,6 +57,9 @@ def test_baselines_shapes_and_seeding(cls):
     assert a(x, x).shape == (2, 3)
     for p, q in zip(a.parameters(), b.parameters(), strict=True):
         assert torch.equal(p, q)
+    c = cls(seed=2)  # the seed must matter
+    assert any(not torch.equal(p, q) for p, q in zip(a.parameters(), c.parameters(), strict=True))
+    torch.testing.assert_close(a(x, x), b(x, x), rtol=0, atol=0)
 
 
 def test_train_refuses_mismatched_data():

@@ -3,6 +3,7 @@ whisker deprivation."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,16 +71,11 @@ def anova_selectivity(
 
     spikes = np.asarray(spikes, dtype=np.float64)
     by_class = [spikes[labels == c].sum(0) for c in range(3)]  # 3 x (T, N)
-    n = spikes.shape[-1]
-    p = np.ones(n)
-    for j in range(n):
-        groups = [b[:, j] for b in by_class]
-        if all(np.ptp(g) == 0 for g in groups):
-            continue
-        with np.errstate(all="ignore"):
-            res = f_oneway(*groups)
-        if np.isfinite(res.pvalue):
-            p[j] = res.pvalue
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant / degenerate neurons: handled below
+        pv = np.asarray(f_oneway(*by_class, axis=0).pvalue, dtype=np.float64)  # all neurons at once
+    constant = np.all([np.ptp(b, axis=0) == 0 for b in by_class], axis=0)  # no variation in any class
+    p = np.where(np.isfinite(pv) & ~constant, pv, 1.0)
     return p, p < alpha
 
 

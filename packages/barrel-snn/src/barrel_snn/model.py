@@ -74,6 +74,7 @@ class BarrelSNN(nn.Module):
     th_index: torch.Tensor  # (2, E_th) buffer: (post neuron, thalamic pre neuron), sorted by post
     rec_index: torch.Tensor  # (2, E) buffer: (post, pre), sorted by post then pre
     rec_coef: torch.Tensor  # (E,) buffer: sign x gain of the presynaptic population
+    readout_index: torch.Tensor  # (n_readout,) non-persistent buffer: neurons of populations 0, 1, 4
 
     def __init__(
         self,
@@ -146,18 +147,17 @@ class BarrelSNN(nn.Module):
         o = np.lexsort((src_a, tgt_a))
         self.register_buffer("rec_index", torch.as_tensor(np.stack([tgt_a[o], src_a[o]]), device=device))
         self.register_buffer("rec_coef", torch.as_tensor(coef_a[o], **kw))
-        self.w_th = nn.Parameter(torch.empty(len(o := th_src_a), **kw))
+        self.w_th = nn.Parameter(torch.empty(len(th_src_a), **kw))
         self.w_rec = nn.Parameter(torch.empty(len(src_a), **kw))
         with torch.no_grad():
-            self.w_th.copy_(torch.rand(len(o), generator=gen) * init_w)
+            self.w_th.copy_(torch.rand(len(th_src_a), generator=gen) * init_w)
             self.w_rec.copy_(torch.rand(len(src_a), generator=gen) * init_w)
 
         # Cortical neurons: per-neuron time constants.
         self.tau_m = nn.Parameter(torch.full((self.n,), float(tau_m), **kw))
         self.tau_adp = nn.Parameter(torch.full((self.n,), float(tau_adp), **kw))
-        self.readout_index = torch.cat(
-            [torch.arange(self.slices[k].start, self.slices[k].stop) for k in READOUT_POPS]
-        ).to(device)
+        readout = torch.cat([torch.arange(self.slices[k].start, self.slices[k].stop) for k in READOUT_POPS])
+        self.register_buffer("readout_index", readout.to(device), persistent=False)  # moves with .to()
         n_ro = len(self.readout_index)
         self.fc2_1 = nn.Linear(n_ro, 128, **kw)
         self.fc2_2 = nn.Linear(128, 3, **kw)
@@ -298,8 +298,8 @@ class BarrelSNN(nn.Module):
                 self.rec_index[:, old], vals[old], (n, n), check_invariants=False, is_coalesced=True
             )
         else:
-            th_d, _ = self.dense_weights()  # (200, N) pre x post
-            th = th_d.T
+            th = torch.zeros(n, N_THALAMUS, dtype=self.w_th.dtype, device=self.w_th.device)
+            th = th.index_put((self.th_index[0], self.th_index[1]), self.w_th)  # (N, 200) post x pre
             old_dense = torch.zeros(n, n, dtype=vals.dtype, device=vals.device)
             old_m = old_dense.index_put((tgt[old], src[old]), vals[old])
         if self.update_order == "jacobi":
