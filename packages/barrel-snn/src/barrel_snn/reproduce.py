@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from paperkit import Claim, Report
+from paperkit import Claim, Report, torch_threads
 
 from barrel_snn.analysis import constraint_violations, deprivation_curve, population_table
 from barrel_snn.anatomy import POPULATIONS, check_scale
@@ -164,7 +164,11 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """Every experiment of the reproduction on seeds ``seed .. seed + n_seeds - 1``."""
-    torch.set_num_threads(1)
+    with torch_threads(1):  # restored afterwards; tiny per-step ops run fastest on one thread
+        return _run(config, seed=seed, device=device)
+
+
+def _run(config: Config, *, seed: int, device: str) -> Report:
     seeds = list(range(seed, seed + config.n_seeds))
     per_seed: dict[str, dict[str, Any]] = {}
     timings: dict[str, float] = {}

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from paperkit import Claim, Report, track
+from paperkit import Claim, Report, torch_threads, track
 
 from lpca_metric_embed.baselines import svd_sign_eed
 from lpca_metric_embed.graphs import Graph, block_cliques, from_edge_index, planted_rgg, rgg_radius, to_graph
@@ -241,12 +240,8 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         seed: base seed; seed s = seed + k draws the random graphs and the initialisations.
         device: torch device of the training ("cpu" or "cuda").
     """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors; on a shared 2-core machine one thread is fastest
-    try:
+    with torch_threads(1):  # tiny tensors; on a shared 2-core machine one thread is fastest
         return _run(config, seed, device)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _run(cfg: Config, seed: int, device: str) -> Report:
