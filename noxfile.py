@@ -152,12 +152,16 @@ def build(session: nox.Session) -> None:
         session.run("uv", "venv", "--no-progress", "-q", "--python", sys.executable, str(venv), external=True)
         wheel = next(dist.glob(f"{package.replace('-', '_')}-*.whl"))
         # paperkit is not on PyPI yet: it comes from the same build, everything else from the registry.
+        # uv caches a find-links wheel by name and version, so a rebuilt paperkit-0.1.0 would be served
+        # stale from an earlier run's cache (seen in CI): refresh every workspace package.
+        refresh = [arg for name in [*PACKAGES, "shared-testing"] for arg in ("--refresh-package", name)]
         session.run(
             "uv",
             "pip",
             "install",
             "--no-progress",
             "-q",
+            *refresh,
             "--python",
             str(venv / "bin" / "python"),
             "--find-links",
