@@ -10,9 +10,10 @@ The torch-based names (``SAC``, ``MLPReward``, ``train_continuous``, ...) are im
 that ``import aihf`` and the CLI start without torch.
 """
 
-from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 from aihf.data import (
     PreferencePair,
@@ -45,6 +46,17 @@ from aihf.tabular import (
     tabular_policy,
 )
 
+if TYPE_CHECKING:
+    from aihf.continuous import (
+        CONTINUOUS_METHODS,
+        ContinuousConfig,
+        MLPReward,
+        evaluate_actor,
+        train_continuous,
+    )
+    from aihf.experiment_reacher import ReacherSetting, run_reacher
+    from aihf.sac import SAC, TanhGaussianActor
+
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
 
 try:
@@ -53,22 +65,16 @@ except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 
 _LAZY = {
-    "SAC": "aihf.sac",
-    "TanhGaussianActor": "aihf.sac",
-    "CONTINUOUS_METHODS": "aihf.continuous",
-    "ContinuousConfig": "aihf.continuous",
-    "MLPReward": "aihf.continuous",
-    "evaluate_actor": "aihf.continuous",
-    "train_continuous": "aihf.continuous",
-    "ReacherSetting": "aihf.experiment_reacher",
-    "run_reacher": "aihf.experiment_reacher",
+    "SAC": "sac",
+    "TanhGaussianActor": "sac",
+    "CONTINUOUS_METHODS": "continuous",
+    "ContinuousConfig": "continuous",
+    "MLPReward": "continuous",
+    "evaluate_actor": "continuous",
+    "train_continuous": "continuous",
+    "ReacherSetting": "experiment_reacher",
+    "run_reacher": "experiment_reacher",
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'aihf' has no attribute {name!r}")
 
 
 __all__ = [
@@ -116,3 +122,5 @@ __all__ = [
     "tabular_policy",
     "train_continuous",
 ]
+
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _LAZY)

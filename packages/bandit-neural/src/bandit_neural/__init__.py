@@ -9,9 +9,10 @@ Names are imported on first use (PEP 562), so that the console script answers ``
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from bandit_neural.algorithms import (
@@ -109,14 +110,4 @@ __all__ = [
     "values_and_grads",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"bandit_neural.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'bandit_neural' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

@@ -7,9 +7,10 @@ console script answers ``--help`` and ``--version`` without importing torch.
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from genre.baselines import NNR, ROAR, GrowingSpheres, Wachter
@@ -95,14 +96,4 @@ __all__ = [
     "validity",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"genre.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'genre' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

@@ -9,9 +9,10 @@ Names are imported on first use (PEP 562), so that the console script answers ``
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from lpca_metric_embed.baselines import svd_sign_mismatch
@@ -102,14 +103,4 @@ __all__ = [
     "to_graph",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"lpca_metric_embed.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lpca_metric_embed' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

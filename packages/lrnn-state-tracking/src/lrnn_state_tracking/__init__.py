@@ -10,9 +10,10 @@ Names are imported on first use (PEP 562), so that the console script answers ``
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from lrnn_state_tracking.householder import (
@@ -127,14 +128,4 @@ __all__ = [
     "train",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"lrnn_state_tracking.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lrnn_state_tracking' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

@@ -5,12 +5,14 @@
 - :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
+- :func:`lazy_exports`: a package's public names imported on first use.
 """
 
 from importlib import metadata
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
+from paperkit.exports import lazy_exports
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
 from paperkit.runtime import DeviceError, cuda_available, resolve_device, seed_everything, torch_threads
@@ -29,6 +31,7 @@ __all__ = [
     "atomic_write_bytes",
     "build_parser",
     "cuda_available",
+    "lazy_exports",
     "markdown_table",
     "reproduce_main",
     "resolve_device",

@@ -10,9 +10,10 @@ Three lines::
 
 from __future__ import annotations
 
-import importlib
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from tinymem.data import (
@@ -71,79 +72,66 @@ if TYPE_CHECKING:
 
 # Names resolve on first use, so `import tinymem` (and the `tinymem` command line) does not load torch.
 _WHERE: dict[str, str] = {
-    "BOS": "tinymem.data",
-    "DataConfig": "tinymem.data",
-    "EOS": "tinymem.data",
-    "EmpiricalBlockFisherInverse": "tinymem.unlearn",
-    "ExampleTiedDropout": "tinymem.regularizers",
-    "GetSubnet": "tinymem.unlearn",
-    "LossTruncation": "tinymem.regularizers",
-    "METHODS": "tinymem.methods",
-    "MemResult": "tinymem.metrics",
-    "Method": "tinymem.methods",
-    "MitigationContext": "tinymem.methods",
-    "PAD": "tinymem.data",
-    "SPACE": "tinymem.data",
-    "SupermaskProjection": "tinymem.unlearn",
-    "TinyMemData": "tinymem.data",
-    "TrainSpec": "tinymem.train",
-    "UNLEARNING": "tinymem.methods",
-    "VOCAB_SIZE": "tinymem.data",
-    "ablate_neurons": "tinymem.unlearn",
-    "activation_scores": "tinymem.unlearn",
-    "add_noise": "tinymem.data",
-    "balanced_subnet": "tinymem.unlearn",
-    "balanced_subnet_loss": "tinymem.unlearn",
-    "build_data": "tinymem.data",
-    "build_model": "tinymem.model",
-    "detokenize": "tinymem.data",
-    "durable": "tinymem.unlearn",
-    "durable_aggregate": "tinymem.unlearn",
-    "finalize_example_tied": "tinymem.regularizers",
-    "finetune": "tinymem.train",
-    "get_subnet": "tinymem.unlearn",
-    "greedy": "tinymem.unlearn",
-    "greedy_continuation": "tinymem.metrics",
-    "hard_concrete_scores": "tinymem.unlearn",
-    "integrated_gradients_scores": "tinymem.unlearn",
-    "make_sequences": "tinymem.data",
-    "mlp_layers": "tinymem.model",
-    "n_params": "tinymem.model",
-    "noise_in_window": "tinymem.data",
-    "percent_memorized": "tinymem.metrics",
-    "perplexity": "tinymem.metrics",
-    "second_order": "tinymem.unlearn",
-    "select_best": "tinymem.methods",
-    "slimming_scores": "tinymem.unlearn",
-    "spectral_norm": "tinymem.regularizers",
-    "spectral_norm_penalty": "tinymem.regularizers",
-    "subnet": "tinymem.unlearn",
-    "tinymem_config": "tinymem.model",
-    "token_accuracy": "tinymem.metrics",
-    "token_losses": "tinymem.metrics",
-    "tokenize": "tinymem.data",
-    "tokenize_batch": "tinymem.data",
-    "train_lm": "tinymem.train",
-    "zero_out_scores": "tinymem.unlearn",
+    "BOS": "data",
+    "DataConfig": "data",
+    "EOS": "data",
+    "EmpiricalBlockFisherInverse": "unlearn",
+    "ExampleTiedDropout": "regularizers",
+    "GetSubnet": "unlearn",
+    "LossTruncation": "regularizers",
+    "METHODS": "methods",
+    "MemResult": "metrics",
+    "Method": "methods",
+    "MitigationContext": "methods",
+    "PAD": "data",
+    "SPACE": "data",
+    "SupermaskProjection": "unlearn",
+    "TinyMemData": "data",
+    "TrainSpec": "train",
+    "UNLEARNING": "methods",
+    "VOCAB_SIZE": "data",
+    "ablate_neurons": "unlearn",
+    "activation_scores": "unlearn",
+    "add_noise": "data",
+    "balanced_subnet": "unlearn",
+    "balanced_subnet_loss": "unlearn",
+    "build_data": "data",
+    "build_model": "model",
+    "detokenize": "data",
+    "durable": "unlearn",
+    "durable_aggregate": "unlearn",
+    "finalize_example_tied": "regularizers",
+    "finetune": "train",
+    "get_subnet": "unlearn",
+    "greedy": "unlearn",
+    "greedy_continuation": "metrics",
+    "hard_concrete_scores": "unlearn",
+    "integrated_gradients_scores": "unlearn",
+    "make_sequences": "data",
+    "mlp_layers": "model",
+    "n_params": "model",
+    "noise_in_window": "data",
+    "percent_memorized": "metrics",
+    "perplexity": "metrics",
+    "second_order": "unlearn",
+    "select_best": "methods",
+    "slimming_scores": "unlearn",
+    "spectral_norm": "regularizers",
+    "spectral_norm_penalty": "regularizers",
+    "subnet": "unlearn",
+    "tinymem_config": "model",
+    "token_accuracy": "metrics",
+    "token_losses": "metrics",
+    "tokenize": "data",
+    "tokenize_batch": "data",
+    "train_lm": "train",
+    "zero_out_scores": "unlearn",
 }
 
 try:
     __version__ = metadata.version("tinymem")
 except metadata.PackageNotFoundError:  # pragma: no cover - source tree not installed
     __version__ = "0.0.0"
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'tinymem' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
@@ -204,3 +192,5 @@ __all__ = [
     "zero_out_scores",
 ]
 assert set(__all__) == set(_WHERE) | {"__version__"}
+
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

@@ -12,9 +12,10 @@ Names are imported on first use, so the ``tpo`` command answers ``--help`` witho
 
 from __future__ import annotations
 
-import importlib
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import paperkit
 
 if TYPE_CHECKING:
     from tpo.data import PreferenceList, split_steps, step_spans
@@ -99,15 +100,4 @@ __all__ = [
 
 assert set(__all__) == {*_WHERE, "__version__"}
 
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'tpo' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"tpo.{where}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)

@@ -1,0 +1,61 @@
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def lazypkg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A throwaway package ``lazypkg`` whose ``heavy`` submodule records that it was imported."""
+    root = tmp_path / "lazypkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            import paperkit
+
+            EAGER = 1
+            __getattr__, __dir__ = paperkit.lazy_exports(__name__, {"VALUE": "heavy", "deep": "sub.deeper"})
+            """
+        )
+    )
+    (root / "heavy.py").write_text("import builtins\nbuiltins._lazypkg_loads += 1\nVALUE = 42\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "deeper.py").write_text("def deep():\n    return 'deep'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("builtins._lazypkg_loads", 0, raising=False)
+    yield
+    for name in [m for m in sys.modules if m == "lazypkg" or m.startswith("lazypkg.")]:
+        del sys.modules[name]
+
+
+def test_names_load_on_first_use_and_once(lazypkg: None) -> None:
+    import builtins
+
+    import lazypkg
+
+    assert "lazypkg.heavy" not in sys.modules
+    assert builtins._lazypkg_loads == 0  # type: ignore[attr-defined]
+    assert lazypkg.VALUE == 42
+    assert lazypkg.VALUE == 42
+    assert builtins._lazypkg_loads == 1  # type: ignore[attr-defined]
+    assert "VALUE" in vars(lazypkg)  # cached: later reads skip __getattr__
+    assert lazypkg.deep() == "deep"  # a nested submodule path
+
+
+def test_dir_lists_lazy_and_eager_names(lazypkg: None) -> None:
+    import lazypkg
+
+    names = dir(lazypkg)
+    assert {"VALUE", "deep", "EAGER"} <= set(names)
+    assert names == sorted(names)
+    assert "lazypkg.heavy" not in sys.modules  # dir() imports nothing
+
+
+def test_unknown_name_is_an_attribute_error(lazypkg: None) -> None:
+    import lazypkg
+
+    with pytest.raises(AttributeError, match="module 'lazypkg' has no attribute 'nope'"):
+        lazypkg.nope  # noqa: B018
+    assert not hasattr(lazypkg, "nope")
