@@ -88,11 +88,11 @@ def _retrain(ctx: MitigationContext, **changes: Any) -> torch.nn.Module:
     return model
 
 
-def _ft(ctx: MitigationContext, rows: torch.Tensor, epochs: float) -> torch.nn.Module:
+def _ft(ctx: MitigationContext, name: str, epochs: float) -> torch.nn.Module:
     model = copy.deepcopy(ctx.base_model)
     finetune(
         model,
-        rows,
+        finetune_rows(ctx.data, name),
         epochs=int(epochs),
         lr=ctx.train_spec.lr,
         batch_size=ctx.train_spec.batch_size,
@@ -122,6 +122,11 @@ def finetune_rows(data: TinyMemData, name: str) -> torch.Tensor:
 
 
 RATIOS = (0.005, 0.01, 0.05)  # the spec's grid for every ratio-swept unlearning method (Greedy excepted)
+
+
+def _finetuning(name: str, paper_hp: str) -> Method:
+    """Fine-tuning the base model on :func:`finetune_rows` ``name`` for 1, 2 or 4 epochs."""
+    return Method(name, "fine-tuning", "epochs", (1, 2, 4), lambda c, v: _ft(c, name, v), paper_hp)
 
 
 def _unlearn(name: str, level: str, fn: MethodFn, paper_hp: str) -> Method:
@@ -156,30 +161,9 @@ METHODS: dict[str, Method] = {
             lambda c, v: _retrain(c, example_tied=ExampleTiedDropout(p_gen=0.4, p_mem=v, seed=c.seed)),
             "p_gen 0.4, p_mem swept (Maini et al. 2023) [unverified]",
         ),
-        Method(
-            "ft_clean",
-            "fine-tuning",
-            "epochs",
-            (1, 2, 4),
-            lambda c, v: _ft(c, finetune_rows(c.data, "ft_clean"), v),
-            "clean (seen) data",
-        ),
-        Method(
-            "ft_extra",
-            "fine-tuning",
-            "epochs",
-            (1, 2, 4),
-            lambda c, v: _ft(c, finetune_rows(c.data, "ft_extra"), v),
-            "extra (unseen) clean data",
-        ),
-        Method(
-            "ft_both",
-            "fine-tuning",
-            "epochs",
-            (1, 2, 4),
-            lambda c, v: _ft(c, finetune_rows(c.data, "ft_both"), v),
-            "seen + extra clean data",
-        ),
+        _finetuning("ft_clean", "clean (seen) data"),
+        _finetuning("ft_extra", "extra (unseen) clean data"),
+        _finetuning("ft_both", "seen + extra clean data"),
         _unlearn(
             "zero_out",
             "neuron",

@@ -8,7 +8,8 @@ Scores are lists with one (inner_dim,) float tensor per layer; higher means "mor
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import torch
 from transformers.pytorch_utils import Conv1D
@@ -18,8 +19,28 @@ from tinymem.model import mlp_layers
 from tinymem.unlearn.common import check_ratio, check_rows, suffix_loss, warn_if_empty
 
 
-def _act_hooks(model: torch.nn.Module, fns: Sequence) -> list:
-    return [layer.act.register_forward_hook(fn) for layer, fn in zip(mlp_layers(model), fns, strict=True)]
+@contextmanager
+def _act_hooks(model: torch.nn.Module, fns: Sequence) -> Iterator[None]:
+    """Forward hooks ``fns[i]`` on layer i's MLP activation for the duration of the block."""
+    hooks = [layer.act.register_forward_hook(fn) for layer, fn in zip(mlp_layers(model), fns, strict=True)]
+    try:
+        yield
+    finally:
+        for h in hooks:
+            h.remove()
+
+
+@contextmanager
+def _frozen(model: torch.nn.Module) -> Iterator[None]:
+    """The model's parameters without gradients for the duration of the block (only the scores learn)."""
+    req = [p.requires_grad for p in model.parameters()]
+    for p in model.parameters():
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p, r in zip(model.parameters(), req, strict=True):
+            p.requires_grad_(r)
 
 
 @torch.no_grad()
@@ -99,12 +120,8 @@ def activation_scores(model: torch.nn.Module, mem: torch.Tensor, prompt_len: int
     mem = check_rows(mem, "mem").to(model_device(model))
     model.eval()
     acts: list[torch.Tensor] = []
-    hooks = _act_hooks(model, [lambda _m, _i, o: acts.append(o.detach())] * len(mlp_layers(model)))
-    try:
+    with _act_hooks(model, [lambda _m, _i, o: acts.append(o.detach())] * len(mlp_layers(model))):
         model(input_ids=mem)
-    finally:
-        for h in hooks:
-            h.remove()
     out = []
     for layer, a in zip(mlp_layers(model), acts, strict=True):
         w = layer.proj.weight
@@ -133,25 +150,16 @@ def slimming_scores(
     model.eval()
     layers = mlp_layers(model)
     coefs = [torch.ones(layer.inner_dim, device=mem.device, requires_grad=True) for layer in layers]
-    hooks = _act_hooks(model, [(lambda _m, _i, o, c=c: o * c) for c in coefs])
-    req = [p.requires_grad for p in model.parameters()]
-    for p in model.parameters():
-        p.requires_grad_(False)
     opt = torch.optim.Adam(coefs, lr=lr)
-    try:
+    with _frozen(model), _act_hooks(model, [(lambda _m, _i, o, c=c: o * c) for c in coefs]):
         for _ in range(epochs):
             l1 = torch.cat(coefs).abs().mean()
             loss = suffix_loss(model, mem, prompt_len, window) + lambda_l1 * l1
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if float(l1) < stop_loss:
+            if float(l1.detach()) < stop_loss:
                 break
-    finally:
-        for h in hooks:
-            h.remove()
-        for p, r in zip(model.parameters(), req, strict=True):
-            p.requires_grad_(r)
     return [c.detach().clamp(0.0, 1.0).cpu() for c in coefs]
 
 
@@ -189,13 +197,9 @@ def hard_concrete_scores(
     def make_hook(i: int) -> Callable[..., torch.Tensor]:
         return lambda _m, _i, o: o * gates[i]
 
-    hooks = _act_hooks(model, [make_hook(i) for i in range(len(layers))])
-    req = [p.requires_grad for p in model.parameters()]
-    for p in model.parameters():
-        p.requires_grad_(False)
     opt = torch.optim.Adam(log_alpha, lr=lr)
     shift = beta * torch.log(torch.tensor(-gamma / zeta))
-    try:
+    with _frozen(model), _act_hooks(model, [make_hook(i) for i in range(len(layers))]):
         for _ in range(epochs):
             for i, la in enumerate(log_alpha):
                 u = torch.rand(la.shape, generator=gen).clamp(1e-6, 1 - 1e-6).to(la.device)
@@ -206,13 +210,8 @@ def hard_concrete_scores(
             opt.zero_grad()
             loss.backward()
             opt.step()
-            if float(l0) < stop_loss:
+            if float(l0.detach()) < stop_loss:
                 break
-    finally:
-        for h in hooks:
-            h.remove()
-        for p, r in zip(model.parameters(), req, strict=True):
-            p.requires_grad_(r)
     return [torch.sigmoid(la.detach()).cpu() for la in log_alpha]
 
 
@@ -249,15 +248,9 @@ def integrated_gradients_scores(
     over sequences."""
     mem = check_rows(mem, "mem").to(model_device(model))
     model.eval()
-    req = [p.requires_grad for p in model.parameters()]
-    for p in model.parameters():
-        p.requires_grad_(False)
     out = []
-    try:
+    with _frozen(model):
         for li in range(len(mlp_layers(model))):
             ig = integrated_gradients_attributions(model, mem, prompt_len, window, li, steps=steps)
             out.append(ig[:, prompt_len - 1 : prompt_len + window - 1].sum(1).mean(0).cpu())
-    finally:
-        for p, r in zip(model.parameters(), req, strict=True):
-            p.requires_grad_(r)
     return out
