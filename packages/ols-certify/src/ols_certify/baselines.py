@@ -92,6 +92,16 @@ class FreundHopkins:
     tau: float
 
 
+def _prepare(
+    X: Any, y: Any, coef: Any, k_max: int | None, threshold: Threshold, names: Sequence[str] | None
+) -> tuple[Problem, int, float]:
+    """The public baselines' common start: the validated problem, the resolved k_max and the threshold τ."""
+    p = prepare(X, y, coef, names)
+    k = resolve_k_max(k_max, p.n)
+    tau, _ = resolve_threshold(threshold, float(p.fit.beta[p.e]), p.se_e)
+    return p, k, tau
+
+
 def _k_of(effects: np.ndarray, tau: float) -> int | None:
     k, exhausted = first_crossing(np.maximum.accumulate(effects), tau)
     return None if exhausted else k
@@ -141,9 +151,7 @@ def brute_force(
     Each refit solves (Σ − X_TᵀX_T)δ = X_Tᵀr_T in the original coordinates (independent of the whitening
     the certificate uses). Only for tiny n (n = 20, k_max = 4: 6,195 refits).
     """
-    p = prepare(X, y, coef, names)
-    k = resolve_k_max(k_max, p.n)
-    tau, _ = resolve_threshold(threshold, float(p.fit.beta[p.e]), p.se_e)
+    p, k, tau = _prepare(X, y, coef, k_max, threshold, names)
     return brute_force_problem(p, k, tau)
 
 
@@ -190,9 +198,7 @@ def amip(
     The influence of sample i is e ᵀΣ⁻¹x_i r_i = Z_iR_i (closed form of the official code's autograd
     gradient); the effect of each prefix is the exact refit.
     """
-    p = prepare(X, y, coef, names)
-    k = resolve_k_max(k_max, p.n)
-    tau, _ = resolve_threshold(threshold, float(p.fit.beta[p.e]), p.se_e)
+    p, k, tau = _prepare(X, y, coef, k_max, threshold, names)
     return amip_problem(p, k, tau)
 
 
@@ -245,9 +251,7 @@ def kzc21(
     β_{−i} = β − (Σ_T^c)⁻¹x_i r_i/(1 − h_ii), with rank-one updates of (Σ_T^c)⁻¹X and the residuals after each
     removal: O(n·d) per round, O(k_max·n·d) in all.
     """
-    p = prepare(X, y, coef, names)
-    k = resolve_k_max(k_max, p.n)
-    tau, _ = resolve_threshold(threshold, float(p.fit.beta[p.e]), p.se_e)
+    p, k, tau = _prepare(X, y, coef, k_max, threshold, names)
     return kzc21_problem(p, k, tau)
 
 
@@ -348,7 +352,5 @@ def freund_hopkins(
     Note: the official code omits the factor ‖ẽ‖ (it is 1 only when Σ⁻¹_ee = 1); we keep it, which makes
     the bound sound and invariant to rescaling column e.
     """
-    p = prepare(X, y, coef, names)
-    k = resolve_k_max(k_max, p.n)
-    tau, _ = resolve_threshold(threshold, float(p.fit.beta[p.e]), p.se_e)
+    p, k, tau = _prepare(X, y, coef, k_max, threshold, names)
     return freund_hopkins_problem(p, k, tau, alpha)
