@@ -6,17 +6,11 @@ from collections.abc import Sequence
 
 from paperkit import Experiment, reproduce_main
 
-from aihf import reproduce
-
-EXPERIMENT = Experiment(
-    package="aihf",
-    description="AIHF: joint reward and policy learning from demonstrations and preferences vs RLHF, "
+EXPERIMENT = Experiment.lazy(
+    "aihf",
+    "AIHF: joint reward and policy learning from demonstrations and preferences vs RLHF, "
     "ML-IRL and BC (Li et al.; ICLR 2025).",
-    quick=reproduce.Config.quick,
-    full=reproduce.Config.full,
-    smoke=reproduce.Config.smoke,
-    run=reproduce.run,
-    plots=reproduce.plots,
+    "aihf.reproduce",
     devices=("cpu",),
 )
 

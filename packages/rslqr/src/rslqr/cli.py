@@ -6,17 +6,10 @@ from collections.abc import Sequence
 
 from paperkit import Experiment, reproduce_main
 
-from rslqr import reproduce
-
-EXPERIMENT = Experiment(
-    package="rslqr",
-    description="Regret of least-squares learners for the episodic risk-sensitive LQR "
-    "(Xu, Gao, He; ICLR 2025).",
-    quick=reproduce.Config.quick,
-    full=reproduce.Config.full,
-    smoke=reproduce.Config.smoke,
-    run=reproduce.run,
-    plots=reproduce.plots,
+EXPERIMENT = Experiment.lazy(
+    "rslqr",
+    "Regret of least-squares learners for the episodic risk-sensitive LQR (Xu, Gao, He; ICLR 2025).",
+    "rslqr.reproduce",
     devices=("cpu",),
 )
 
