@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) >= 1
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=1)
     fit = namespace["fit"]
     assert fit.theta.shape == (3,) and fit.policy.shape == (30, 64, 4)
     j_expert = namespace["aihf"].policy_return(

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 2
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=2)
     log, blog = namespace["log"], namespace["blog"]
     assert log.regret.shape == (60,) and np.all(log.regret >= 0)
     assert log.total == pytest.approx(np.cumsum(log.regret)[-1], rel=1e-12)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 1
-    ns: dict = {}
-    exec(compile(blocks[0], str(README), "exec"), ns)
+    ns = run_readme(README, blocks=1)
     assert 0.0 <= ns["acc"] <= 1.0
     assert ns["res"]["identical_fraction"] == 1.0
     assert ns["model"].n == 213

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -13,9 +13,6 @@ pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 def test_readme_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 1
-    namespace: dict = {}
-    exec(compile(blocks[0], str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=1)
     assert 0.9 < namespace["eps"] <= 1.0
     assert namespace["opt"].steps == 50 and namespace["opt"].gradients_per_step == 2

@@ -3,19 +3,16 @@ fixed seed GenRe's recourse is valid under h (and the gold model) for >= 90 % of
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_example_runs_and_is_valid():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 1
-    ns: dict = {}
-    exec(compile(blocks[0], str(README), "exec"), ns)
+    ns = run_readme(README, blocks=1)
     X_neg, X_cf, clf, ds = ns["X_neg"], ns["X_cf"], ns["clf"], ns["ds"]
     assert X_cf.shape == X_neg.shape and len(X_neg) >= 30
     assert (clf.predict_proba(X_cf)[:, 1] > 0.5).mean() >= 0.9

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 2
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=2)
     assert namespace["cert"].k_lb == 30  # as the comment in the README says
     res = namespace["res"]
     assert res.certificate.k_lb == 15  # the table's diabetes bmi row

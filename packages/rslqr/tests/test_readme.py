@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) >= 2
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=2)
     assert namespace["curves"].shape == (3, 1024)
     assert namespace["log"].regret.shape == (256,)
     assert np.all(namespace["log"].regret >= -1e-10)

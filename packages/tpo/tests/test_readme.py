@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
+
+from shared_testing import run_readme
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_readme_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) >= 2
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)
+    namespace = run_readme(README, blocks=2)
     assert math.isfinite(float(namespace["loss"])) and namespace["extras"]["rewards"].shape == (2, 5)
     assert len(namespace["losses"]) == 5 and -1 <= namespace["tau"] <= 1

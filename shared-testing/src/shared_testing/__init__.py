@@ -4,6 +4,7 @@ from shared_testing.conformance import ConformanceSuite, run_cli, validate_resul
 from shared_testing.determinism import assert_identical, run_twice
 from shared_testing.gradients import assert_gradient, finite_difference_grad
 from shared_testing.offline import NetworkAccessError
+from shared_testing.readme import readme_python_blocks, run_readme
 
 __all__ = [
     "ConformanceSuite",
@@ -11,7 +12,9 @@ __all__ = [
     "assert_gradient",
     "assert_identical",
     "finite_difference_grad",
+    "readme_python_blocks",
     "run_cli",
+    "run_readme",
     "run_twice",
     "validate_results",
 ]
