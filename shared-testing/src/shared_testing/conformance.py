@@ -8,7 +8,8 @@ In a package's tests::
         package = "rslqr"   # distribution and console-script name
         module = "rslqr"    # import name
 
-It runs the real console script in subprocesses: ``--help``, ``--version``, ``reproduce --smoke`` (valid
+It runs the real console script in subprocesses: ``--help``, ``--version`` (also through ``python -m``,
+without importing ``light_start_without``, torch by default), ``reproduce --smoke`` (valid
 results, at least one claim; a second in-process run with the same seed must give identical numbers),
 bad arguments (exit 2, one line, no traceback), ``--device cuda`` without a GPU, and, under
 ``--run-slow``, ``reproduce --quick``.
@@ -112,6 +113,8 @@ class ConformanceSuite:
     #: test then expects ``--check`` to exit 1 with exactly these claims failing, so a new failure and a
     #: claim that starts to pass are both caught.
     known_failing_quick_claims: ClassVar[frozenset[str]] = frozenset()
+    #: Modules that ``python -m <module> --help`` and ``--version`` must not import (the CLI answers at once).
+    light_start_without: ClassVar[tuple[str, ...]] = ("torch",)
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -154,6 +157,25 @@ class ConformanceSuite:
         proc = run_cli(self.package, "--version")
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == f"{self.package} {metadata.version(self.package)}"
+
+    def test_module_entry_point_starts_light(self) -> None:
+        # One interpreter answers --help, then --version, through ``python -m``; then lists what it loaded.
+        code = (
+            "import runpy, sys\n"
+            "for flag in ('--help', '--version'):\n"
+            f"    sys.argv = [{self.package!r}, flag]\n"
+            "    try:\n"
+            f"        runpy.run_module({self.module!r}, run_name='__main__')\n"
+            "    except SystemExit as stop:\n"
+            "        assert not stop.code, stop.code\n"
+            f"print(sorted(m for m in {self.light_start_without!r} if m in sys.modules))"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        lines = proc.stdout.strip().splitlines()
+        assert f"{self.package} {metadata.version(self.package)}" in lines, proc.stdout[-2000:]
+        assert "reproduce" in proc.stdout
+        assert lines[-1] == "[]", f"--help/--version imported {lines[-1]}"
 
     def test_smoke_run_writes_valid_results(
         self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
