@@ -14,6 +14,7 @@ from paperkit.lm import (  # noqa: E402
     TrainConfig,
     char_tokenizer,
     generate,
+    index_batches,
     optimizer_and_schedule,
     tiny_causal_lm,
     train_causal_lm,
@@ -121,3 +122,19 @@ def test_train_config_is_frozen() -> None:
     cfg = TrainConfig(steps=1, batch_size=1, grad_clip=math.inf)
     with pytest.raises(AttributeError):
         cfg.steps = 2  # type: ignore[misc]
+
+
+def test_index_batches_cover_every_example_once_per_epoch():
+    batches = index_batches(7, 3, torch.Generator().manual_seed(5))
+    first = torch.cat([next(batches) for _ in range(7)])  # 21 indices = 3 whole epochs
+    assert first.dtype == torch.long and first.shape == (21,)
+    for epoch in first.view(3, 7):
+        assert sorted(epoch.tolist()) == list(range(7))
+    assert not torch.equal(first[:7], first[7:14])  # a fresh permutation each epoch
+    again = index_batches(7, 3, torch.Generator().manual_seed(5))
+    assert torch.equal(torch.cat([next(again) for _ in range(7)]), first)
+
+
+def test_index_batches_refuse_empty_input():
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        next(index_batches(5, 0, torch.Generator()))

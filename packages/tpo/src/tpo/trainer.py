@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-from paperkit.lm import TrainConfig, optimizer_and_schedule, sequence_logprobs
+from paperkit.lm import TrainConfig, index_batches, optimizer_and_schedule, sequence_logprobs
 from paperkit.progress import track
 from torch import Tensor
 
@@ -150,11 +150,6 @@ def _check_beta(beta: float) -> None:
         raise ValueError(f"beta must be a positive finite number, got {beta!r}")
 
 
-def _index_stream(n: int, generator: torch.Generator) -> Iterator[int]:
-    while True:
-        yield from torch.randperm(n, generator=generator).tolist()
-
-
 def check_lists(lists: Sequence[PreferenceList], *, drop_uninformative: bool = False) -> list[PreferenceList]:
     """Validate training lists: non-empty, every list with at least one strictly ordered pair.
 
@@ -283,7 +278,7 @@ def train_preference(
     optimizer, scheduler = optimizer_and_schedule([p for p in policy.parameters() if p.requires_grad], config)
     order_gen = torch.Generator().manual_seed(config.seed)
     pair_gen = torch.Generator().manual_seed(config.seed + 1)
-    order = _index_stream(len(lists), order_gen)
+    batches = index_batches(len(lists), config.batch_size, order_gen)
     was_training = policy.training
     policy.train()
     losses: list[float] = []
@@ -291,7 +286,7 @@ def train_preference(
         if callback is not None and callback_every > 0:
             callback(0, policy)
         for step in track(range(config.steps), desc="po", enabled=None if progress else False):
-            idx = torch.tensor([next(order) for _ in range(config.batch_size)], dtype=torch.long)
+            idx = next(batches)
             batch = data.select(idx.to(data.input_ids.device))
             loss = preference_loss(policy, reference, batch, objective, pair_gen)
             optimizer.zero_grad(set_to_none=True)

@@ -11,7 +11,8 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
 - Models: :func:`tiny_causal_lm` (GPT-2 or Llama), :func:`save_model`, :func:`load_model`.
 - Scoring: :func:`encode_prompt_response`, :func:`sequence_logprobs`
   (the log-probabilities DPO-style losses use).
-- Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`train_causal_lm` (SFT).
+- Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
+  :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, stop strings), :func:`generate_completions`.
 - Chat: the :class:`ChatModel` protocol, :class:`HFChatModel` (in process), :class:`OpenAIChatModel`
   (any OpenAI-compatible endpoint), :class:`ChatTemplate`.
@@ -23,8 +24,9 @@ not load torch; using any of them without the extra raises an ImportError that s
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from paperkit.exports import lazy_exports
 
 if TYPE_CHECKING:
     from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
@@ -33,7 +35,13 @@ if TYPE_CHECKING:
     from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
     from paperkit.lm.server import LMServer, serve
     from paperkit.lm.tokenization import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer
-    from paperkit.lm.training import TrainConfig, lr_factor, optimizer_and_schedule, train_causal_lm
+    from paperkit.lm.training import (
+        TrainConfig,
+        index_batches,
+        lr_factor,
+        optimizer_and_schedule,
+        train_causal_lm,
+    )
 
 _WHERE = {
     "ChatModel": "chat",
@@ -54,6 +62,7 @@ _WHERE = {
     "char_tokenizer": "tokenization",
     "train_bpe_tokenizer": "tokenization",
     "TrainConfig": "training",
+    "index_batches": "training",
     "lr_factor": "training",
     "optimizer_and_schedule": "training",
     "train_causal_lm": "training",
@@ -72,6 +81,7 @@ __all__ = [
     "encode_prompt_response",
     "generate",
     "generate_completions",
+    "index_batches",
     "load_model",
     "lr_factor",
     "optimizer_and_schedule",
@@ -85,12 +95,12 @@ __all__ = [
 assert set(__all__) == set(_WHERE)
 
 
+_lazy_getattr, __dir__ = lazy_exports(__name__, _WHERE)
+
+
 def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'paperkit.lm' has no attribute {name!r}")
     try:
-        module = importlib.import_module(f"paperkit.lm.{where}")
+        return _lazy_getattr(name)
     except ModuleNotFoundError as err:
         if err.name and err.name.split(".")[0] in ("torch", "transformers", "tokenizers", "openai"):
             raise ImportError(
@@ -98,10 +108,3 @@ def __getattr__(name: str) -> Any:
                 "pip install 'paperkit[lm]'"
             ) from err
         raise
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

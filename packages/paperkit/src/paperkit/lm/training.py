@@ -106,9 +106,22 @@ def decay_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, 
     return [{"params": decay, "weight_decay": weight_decay}, {"params": keep, "weight_decay": 0.0}]
 
 
-def _index_stream(n: int, generator: torch.Generator) -> Iterator[int]:
-    while True:  # epochs: each a fresh permutation, so every pair is seen once before any repeats
-        yield from torch.randperm(n, generator=generator).tolist()
+def index_batches(n: int, batch_size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """Endless minibatches of indices into ``n`` examples: (batch_size,) int64 CPU tensors.
+
+    Each epoch is a fresh ``torch.randperm(n, generator=generator)``, so every example is seen once before
+    any repeats; a batch may straddle two epochs.
+    """
+    if n < 1 or batch_size < 1:
+        raise ValueError(f"n and batch_size must be >= 1, got n={n}, batch_size={batch_size}")
+
+    def epochs() -> Iterator[int]:
+        while True:
+            yield from torch.randperm(n, generator=generator).tolist()
+
+    stream = epochs()
+    while True:
+        yield torch.tensor([next(stream) for _ in range(batch_size)], dtype=torch.long)
 
 
 def train_causal_lm(
@@ -143,13 +156,13 @@ def train_causal_lm(
     lengths = data["attention_mask"].sum(-1).cpu()
     optimizer, scheduler = optimizer_and_schedule(decay_groups(model, config.weight_decay), config)
     generator = torch.Generator().manual_seed(config.seed)
-    order = _index_stream(len(lengths), generator)
+    batches = index_batches(len(lengths), config.batch_size, generator)
     was_training = model.training
     model.train()
     losses: list[float] = []
     try:
         for _ in track(range(config.steps), desc="sft", enabled=None if progress else False):
-            idx = torch.tensor([next(order) for _ in range(config.batch_size)], dtype=torch.long)
+            idx = next(batches)
             width = int(lengths[idx].max())
             batch = {k: v[idx.to(dev), :width] for k, v in data.items()}
             _, per_token = sequence_logprobs(model, batch)
