@@ -7,7 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from tinymem import greedy_continuation, percent_memorized, perplexity, token_accuracy
+from tinymem import (
+    greedy_continuation,
+    next_token_scores,
+    percent_memorized,
+    perplexity,
+    token_accuracy,
+)
 from tinymem.data import VOCAB_SIZE
 
 
@@ -69,6 +75,11 @@ def test_accuracy_and_perplexity_brute_force(tiny_model, small_data, device):
     )
     logp = torch.log_softmax(logits, -1).gather(-1, tgt[..., None]).squeeze(-1)
     assert perplexity(tiny_model, rows) == pytest.approx(math.exp(float(-logp[mask].mean())), rel=1e-4)
+    # one pass gives all three, whatever the batching
+    scores = next_token_scores(tiny_model, rows, batch_size=3)
+    assert scores.accuracy == pytest.approx(token_accuracy(tiny_model, rows))
+    assert scores.accuracy_real_tokens == pytest.approx(token_accuracy(tiny_model, rows, include_pad=False))
+    assert scores.perplexity == pytest.approx(perplexity(tiny_model, rows), rel=1e-6)
 
 
 def test_window_longer_than_the_sequences_is_an_error(tiny_model, small_data):

@@ -108,7 +108,51 @@ def token_losses(model: torch.nn.Module, seqs: torch.Tensor, *, include_pad: boo
     return (nll * mask).sum(1) / mask.sum(1).clamp_min(1.0)
 
 
+@dataclass(frozen=True)
+class NextTokenScores:
+    """Next-token scores of a model on (n, T) rows.
+
+    Attributes:
+        accuracy: % of next tokens predicted exactly by argmax, PAD targets included (official ``accuracy``).
+        accuracy_real_tokens: the same over the real (non-PAD) targets only: digits, spaces, EOS.
+        perplexity: exp(mean NLL of the non-PAD next tokens).
+    """
+
+    accuracy: float
+    accuracy_real_tokens: float
+    perplexity: float
+
+
 @torch.no_grad()
+def next_token_scores(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512) -> NextTokenScores:
+    """Accuracy (with and without PAD targets) and perplexity on (n, T) rows, one forward pass a batch."""
+    was = model.training
+    model.eval()
+    dev = model_device(model)
+    hit = tot = hit_real = tot_real = 0
+    nll = 0.0
+    for s in range(0, len(seqs), batch_size):
+        x = seqs[s : s + batch_size].to(dev)
+        logits = model(input_ids=x).logits[:, :-1]
+        tgt = x[:, 1:]
+        real = tgt != PAD
+        right = logits.argmax(-1) == tgt
+        hit += int(right.sum())
+        tot += tgt.numel()
+        hit_real += int((right & real).sum())
+        tot_real += int(real.sum())
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), reduction="none").view(
+            tgt.shape
+        )
+        nll += float(ce[real].sum())
+    model.train(was)
+    return NextTokenScores(
+        accuracy=100.0 * hit / max(tot, 1),
+        accuracy_real_tokens=100.0 * hit_real / max(tot_real, 1),
+        perplexity=float(torch.exp(torch.tensor(nll / max(tot_real, 1)))),
+    )
+
+
 def token_accuracy(
     model: torch.nn.Module, seqs: torch.Tensor, *, include_pad: bool = True, batch_size: int = 512
 ) -> float:
@@ -117,38 +161,10 @@ def token_accuracy(
     ``include_pad=True`` is the official ``accuracy`` (every position, PAD targets included);
     ``include_pad=False`` scores only the real tokens (digits, spaces, EOS).
     """
-    was = model.training
-    model.eval()
-    dev = model_device(model)
-    hit = tot = 0
-    for s in range(0, len(seqs), batch_size):
-        x = seqs[s : s + batch_size].to(dev)
-        pred = model(input_ids=x).logits[:, :-1].argmax(-1)
-        tgt = x[:, 1:]
-        m = torch.ones_like(tgt, dtype=torch.bool) if include_pad else tgt != PAD
-        hit += int(((pred == tgt) & m).sum())
-        tot += int(m.sum())
-    model.train(was)
-    return 100.0 * hit / max(tot, 1)
+    scores = next_token_scores(model, seqs, batch_size)
+    return scores.accuracy if include_pad else scores.accuracy_real_tokens
 
 
-@torch.no_grad()
 def perplexity(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512) -> float:
     """exp(mean NLL of the non-PAD next tokens) on (n, T) rows."""
-    was = model.training
-    model.eval()
-    dev = model_device(model)
-    nll = 0.0
-    tot = 0
-    for s in range(0, len(seqs), batch_size):
-        x = seqs[s : s + batch_size].to(dev)
-        logits = model(input_ids=x).logits[:, :-1]
-        tgt = x[:, 1:]
-        m = tgt != PAD
-        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), reduction="none").view(
-            tgt.shape
-        )
-        nll += float(ce[m].sum())
-        tot += int(m.sum())
-    model.train(was)
-    return float(torch.exp(torch.tensor(nll / max(tot, 1))))
+    return next_token_scores(model, seqs, batch_size).perplexity

@@ -21,7 +21,7 @@ from paperkit import Claim, Report, torch_threads, track
 
 from tinymem.data import DataConfig, build_data
 from tinymem.methods import METHODS, UNLEARNING, MitigationContext, finetune_rows, select_best
-from tinymem.metrics import percent_memorized, perplexity, token_accuracy
+from tinymem.metrics import MemResult, next_token_scores, percent_memorized, token_accuracy
 from tinymem.model import build_model, n_params, tinymem_config
 from tinymem.train import TrainSpec, finetune, train_lm
 from tinymem.unlearn import ablate_neurons
@@ -118,20 +118,23 @@ class Config:
         return dict(self.grids).get(name, METHODS[name].grid)
 
 
-def _evaluate(model: torch.nn.Module, data: Any, base_acc: float | None = None) -> dict[str, float]:
+def _evaluate(
+    model: torch.nn.Module, data: Any, base_acc: float | None = None, mem: MemResult | None = None
+) -> dict[str, float]:
+    """Memorisation and clean-test scores of ``model``; ``mem``: its memorisation result if already known."""
     c = data.config
-    r = percent_memorized(model, data.noised, data.clean_twins, c.prompt_len, c.window)
-    acc = token_accuracy(model, data.test[c.main_k])
-    out = {
+    r = mem or percent_memorized(model, data.noised, data.clean_twins, c.prompt_len, c.window)
+    main = next_token_scores(model, data.test[c.main_k])
+    acc_k = [main.accuracy if k == c.main_k else token_accuracy(model, t) for k, t in data.test.items()]
+    return {
         "mem": r.percent_memorized,
         "clean_correct": r.percent_clean_correct,
-        "acc": acc,
-        "acc_real_tokens": token_accuracy(model, data.test[c.main_k], include_pad=False),
-        "acc_all_k": float(np.mean([token_accuracy(model, t) for t in data.test.values()])),
-        "ppl": perplexity(model, data.test[c.main_k]),
+        "acc": main.accuracy,
+        "acc_real_tokens": main.accuracy_real_tokens,
+        "acc_all_k": float(np.mean(acc_k)),
+        "ppl": main.perplexity,
+        "acc_drop": (base_acc - main.accuracy) if base_acc is not None else 0.0,
     }
-    out["acc_drop"] = (base_acc - acc) if base_acc is not None else 0.0
-    return out
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
@@ -148,10 +151,9 @@ def _run(cfg: Config, *, seed: int, device: str) -> Report:
     t0 = time.process_time()
     losses = train_lm(base, data.train, spec, device=device)
     train_s = time.process_time() - t0
-    base_eval = _evaluate(base, data)
-    mem_idx = percent_memorized(
-        base, data.noised, data.clean_twins, cfg.data.prompt_len, cfg.data.window
-    ).memorized_idx
+    base_mem = percent_memorized(base, data.noised, data.clean_twins, cfg.data.prompt_len, cfg.data.window)
+    base_eval = _evaluate(base, data, mem=base_mem)
+    mem_idx = base_mem.memorized_idx
     ctx = MitigationContext(
         data=data,
         base_model=base,
