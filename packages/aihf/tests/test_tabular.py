@@ -115,6 +115,22 @@ def test_exact_return_matches_env_rollouts(grid):
     np.testing.assert_allclose(d.sum(axis=1), 1.0)
 
 
+def test_state_occupancy_matches_the_forward_recursion_written_out(rng):
+    S, A, H = 5, 3, 4
+    P = rng.random((S, A, S))
+    P /= P.sum(axis=2, keepdims=True)
+    policy = rng.random((H, S, A))
+    policy /= policy.sum(axis=2, keepdims=True)
+    rho0 = rng.dirichlet(np.ones(S))
+    want = np.zeros((H, S))
+    want[0] = rho0
+    for t in range(H - 1):
+        for s in range(S):
+            for a in range(A):
+                want[t + 1] += want[t, s] * policy[t, s, a] * P[s, a]
+    np.testing.assert_allclose(state_occupancy(P, policy, rho0), want, rtol=1e-12, atol=1e-15)
+
+
 def test_outer_gradient_matches_finite_differences(grid, rng):
     _, mdp, _, demos, pairs = grid
     theta = rng.normal(0, 0.5, 3)
