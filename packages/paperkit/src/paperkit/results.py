@@ -153,21 +153,6 @@ def markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def claims_table(claims: Sequence[Claim]) -> str:
-    rows = [
-        {
-            "claim": c.name,
-            "paper": c.paper or "-",
-            "measured": c.quantity,
-            "observed": c.observed,
-            "check": c.comparison,
-            "verdict": "PASS" if c.passed else "FAIL",
-        }
-        for c in claims
-    ]
-    return markdown_table(rows)
-
-
 def results_markdown(record: Mapping[str, Any], figures: Sequence[str] = ()) -> str:
     """results.md: the run's identity, the claims table, every table, notes and links to the plots."""
     passed = sum(c["passed"] for c in record["claims"])

@@ -258,16 +258,6 @@ def build_data(config: DataConfig, seed: int = 0) -> TinyMemData:
     )
 
 
-def n_tokens(seqs: torch.Tensor) -> int:
-    """Number of non-PAD tokens in (n, T) token rows."""
-    return int((seqs != PAD).sum())
-
-
-def max_text_length(seqs: torch.Tensor) -> int:
-    """Longest non-PAD prefix in (n, T) token rows."""
-    return int((seqs != PAD).sum(dim=1).max()) if len(seqs) else 0
-
-
 __all__ = [
     "BOS",
     "EOS",
