@@ -31,13 +31,18 @@ def _scan() -> dict[str, dict[str, object]]:
     found = {}
     for pp in sorted(ROOT.glob("packages/*/pyproject.toml")):
         data = tomllib.loads(pp.read_text())
-        found[data["project"]["name"]] = data.get("tool", {}).get("paper", {})
+        found[pp.parent.name] = data.get("tool", {}).get("paper", {})
     return found
 
 
 PACKAGES = _scan()
 PAPERS = [name for name, paper in PACKAGES.items() if paper]
 TESTED = [*PACKAGES, "shared-testing"]
+
+
+def dist(package: str) -> str:
+    """The distribution name of a folder: ``iclr25-<folder>`` (the bare names are taken on PyPI)."""
+    return f"iclr25-{package}"
 
 
 def _path(package: str) -> Path:
@@ -76,7 +81,7 @@ def tests(session: nox.Session, package: str, device: str) -> None:
     """One package's default tests on one device, in an environment holding only what it declares."""
     if device == "cuda" and not _gpu_present():
         session.skip("no CUDA GPU on this machine")
-    _sync(session, "--package", package, "--all-extras", "--no-default-groups", "--group", "test")
+    _sync(session, "--package", dist(package), "--all-extras", "--no-default-groups", "--group", "test")
     session.chdir(_path(package))
     session.run("pytest", "-q", "-p", "no:cacheprovider", "--device", device, *session.posargs)
 
@@ -85,7 +90,7 @@ def tests(session: nox.Session, package: str, device: str) -> None:
 @nox.parametrize("package", TESTED, ids=TESTED)
 def slow(session: nox.Session, package: str) -> None:
     """One package's tests including those marked slow (CPU)."""
-    _sync(session, "--package", package, "--all-extras", "--no-default-groups", "--group", "test")
+    _sync(session, "--package", dist(package), "--all-extras", "--no-default-groups", "--group", "test")
     session.chdir(_path(package))
     session.run("pytest", "-q", "-p", "no:cacheprovider", "--run-slow", *session.posargs)
 
@@ -94,7 +99,7 @@ def slow(session: nox.Session, package: str) -> None:
 @nox.parametrize("package", PAPERS, ids=PAPERS)
 def reproduce(session: nox.Session, package: str) -> None:
     """``<pkg> reproduce --quick --check``: the headline claims at the quick scale."""
-    _sync(session, "--package", package, "--no-default-groups")
+    _sync(session, "--package", dist(package), "--no-default-groups")
     out = Path(session.create_tmp()) / "results"
     session.run(package, "reproduce", "--quick", "--check", "--out", str(out), *session.posargs)
 
@@ -140,21 +145,21 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def build(session: nox.Session) -> None:
     """Build every package's sdist and wheel; install each paper's wheel alone in a clean venv and run it."""
-    dist = Path(session.create_tmp()) / "dist"
-    shutil.rmtree(dist, ignore_errors=True)
+    out = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(out, ignore_errors=True)
     for package in [*PACKAGES, "shared-testing"]:
         session.run(
-            "uv", "build", "--no-progress", "--package", package, "--out-dir", str(dist), external=True
+            "uv", "build", "--no-progress", "--package", dist(package), "--out-dir", str(out), external=True
         )
     for package in PAPERS:
         venv = Path(session.create_tmp()) / f"wheel-{package}"
         shutil.rmtree(venv, ignore_errors=True)
         session.run("uv", "venv", "--no-progress", "-q", "--python", sys.executable, str(venv), external=True)
-        wheel = next(dist.glob(f"{package.replace('-', '_')}-*.whl"))
+        wheel = next(out.glob(f"{dist(package).replace('-', '_')}-*.whl"))
         # paperkit is not on PyPI yet: it comes from the same build, everything else from the registry.
         # uv caches a find-links wheel by name and version, so a rebuilt paperkit-0.1.0 would be served
         # stale from an earlier run's cache (seen in CI): refresh every workspace package.
-        refresh = [arg for name in [*PACKAGES, "shared-testing"] for arg in ("--refresh-package", name)]
+        refresh = [arg for name in TESTED for arg in ("--refresh-package", dist(name))]
         session.run(
             "uv",
             "pip",
@@ -165,7 +170,7 @@ def build(session: nox.Session) -> None:
             "--python",
             str(venv / "bin" / "python"),
             "--find-links",
-            str(dist),
+            str(out),
             str(wheel),
             external=True,
             env={"UV_NO_CONFIG": "1"},

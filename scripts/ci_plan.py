@@ -31,11 +31,8 @@ SHARED = (
 
 
 def all_packages(root: Path = ROOT) -> list[str]:
-    """Every tested workspace member: the packages under packages/ and shared-testing."""
-    names = [
-        tomllib.loads(p.read_text())["project"]["name"]
-        for p in sorted(root.glob("packages/*/pyproject.toml"))
-    ]
+    """Every tested workspace member by folder name (the distribution is ``iclr25-<folder>``)."""
+    names = [p.parent.name for p in sorted(root.glob("packages/*/pyproject.toml"))]
     return [*names, "shared-testing"]
 
 

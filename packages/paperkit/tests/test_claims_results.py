@@ -99,7 +99,7 @@ def test_write_results_writes_json_markdown_and_png(tmp_path: Path):
     assert data["metrics"] == {"x": 0.25}
     assert [c["passed"] for c in data["claims"]] == [True, False]
     assert data["all_claims_passed"] is False
-    assert data["versions"]["paperkit"]
+    assert data["versions"]["iclr25-paperkit"]
     md = (tmp_path / "out" / "results.md").read_text()
     assert "## Claims (1/2 passed)" in md and "| FAIL |" in md and "## runs" in md and "curve.png" in md
     assert (tmp_path / "out" / "curve.png").read_bytes()[:4] == b"\x89PNG"

@@ -84,7 +84,7 @@ def validate_results(out: Path, package: str) -> dict[str, Any]:
     missing = RECORD_KEYS - set(record)
     assert not missing, f"results.json lacks {sorted(missing)}"
     assert record["package"] == package
-    assert package in record["versions"] and "python" in record["versions"]
+    assert f"iclr25-{package}" in record["versions"] and "python" in record["versions"]
     assert record["wall_time_s"] > 0
     assert record["claims"], "a reproduction must check at least one claim"
     for claim in record["claims"]:
@@ -116,6 +116,11 @@ class ConformanceSuite:
     #: Modules that ``python -m <module> --help`` and ``--version`` must not import (the CLI answers at once).
     light_start_without: ClassVar[tuple[str, ...]] = ("torch",)
 
+    @property
+    def distribution(self) -> str:
+        """The installed distribution: ``iclr25-<package>`` (the bare names are strangers' on PyPI)."""
+        return f"iclr25-{self.package}"
+
     @pytest.fixture(scope="class")
     @classmethod
     def smoke_runs(
@@ -142,7 +147,7 @@ class ConformanceSuite:
         assert names, f"{self.module} must define a non-empty __all__"
         for name in names:
             assert hasattr(mod, name), f"{self.module}.__all__ names {name!r}, which does not exist"
-        assert mod.__version__ == metadata.version(self.package)
+        assert mod.__version__ == metadata.version(self.distribution)
 
     def test_help(self) -> None:
         top = run_cli(self.package, "--help")
@@ -156,7 +161,7 @@ class ConformanceSuite:
     def test_version(self) -> None:
         proc = run_cli(self.package, "--version")
         assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.strip() == f"{self.package} {metadata.version(self.package)}"
+        assert proc.stdout.strip() == f"{self.package} {metadata.version(self.distribution)}"
 
     def test_module_entry_point_starts_light(self) -> None:
         # One interpreter answers --help, then --version, through ``python -m``; then lists what it loaded.
@@ -173,7 +178,7 @@ class ConformanceSuite:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-3000:]
         lines = proc.stdout.strip().splitlines()
-        assert f"{self.package} {metadata.version(self.package)}" in lines, proc.stdout[-2000:]
+        assert f"{self.package} {metadata.version(self.distribution)}" in lines, proc.stdout[-2000:]
         assert "reproduce" in proc.stdout
         assert lines[-1] == "[]", f"--help/--version imported {lines[-1]}"
 

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
 
 try:
-    __version__ = version("aihf")
+    __version__ = version("iclr25-aihf")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -72,7 +72,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("bandit-neural")
+    __version__ = version("iclr25-bandit-neural")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -80,7 +80,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("barrel-snn")
+    __version__ = version("iclr25-barrel-snn")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

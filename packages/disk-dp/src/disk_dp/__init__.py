@@ -75,7 +75,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("disk-dp")
+    __version__ = version("iclr25-disk-dp")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

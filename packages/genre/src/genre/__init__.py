@@ -61,7 +61,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("genre")
+    __version__ = version("iclr25-genre")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -66,7 +66,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("lpca-metric-embed")
+    __version__ = version("iclr25-lpca-metric-embed")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -88,7 +88,7 @@ _WHERE = {
 }
 
 try:
-    __version__ = version("lrnn-state-tracking")
+    __version__ = version("iclr25-lrnn-state-tracking")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -33,7 +33,7 @@ from ols_certify.reproduce import Config
 from ols_certify.whiten import Whitened, whiten
 
 try:
-    __version__ = version("ols-certify")
+    __version__ = version("iclr25-ols-certify")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

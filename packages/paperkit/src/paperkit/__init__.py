@@ -15,14 +15,23 @@ from paperkit.cli import Experiment, build_parser, reproduce_main
 from paperkit.exports import lazy_exports
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
-from paperkit.runtime import DeviceError, cuda_available, resolve_device, seed_everything, torch_threads
+from paperkit.runtime import (
+    DIST_PREFIX,
+    DeviceError,
+    cuda_available,
+    distribution,
+    resolve_device,
+    seed_everything,
+    torch_threads,
+)
 
 try:
-    __version__ = metadata.version("paperkit")
+    __version__ = metadata.version("iclr25-paperkit")
 except metadata.PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 
 __all__ = [
+    "DIST_PREFIX",
     "Claim",
     "DeviceError",
     "Experiment",
@@ -31,6 +40,7 @@ __all__ = [
     "atomic_write_bytes",
     "build_parser",
     "cuda_available",
+    "distribution",
     "lazy_exports",
     "markdown_table",
     "reproduce_main",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from paperkit.results import Report, results_markdown, results_record, write_results
-from paperkit.runtime import DeviceError, resolve_device, seed_everything
+from paperkit.runtime import DeviceError, distribution, resolve_device, seed_everything
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,7 +34,7 @@ class Experiment:
     """A package's headline experiment, as the reproduce frame needs it.
 
     Attributes:
-        package: distribution name, also the console script's name.
+        package: the folder and console-script name (the distribution is ``iclr25-<package>``).
         description: one line for ``--help``.
         quick, full, smoke: build the Config of each scale. ``quick`` runs in about a minute on 2 cores,
             ``full`` in about ten, ``smoke`` in seconds (for tests; its claims are not meaningful).
@@ -108,7 +108,7 @@ def _seed(text: str) -> int:
 
 def build_parser(exp: Experiment) -> argparse.ArgumentParser:
     try:
-        version = metadata.version(exp.package)
+        version = metadata.version(distribution(exp.package))
     except metadata.PackageNotFoundError:
         version = "unknown"
     parser = _Parser(prog=exp.package, description=exp.description)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from paperkit.claims import Claim
+from paperkit.runtime import distribution
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -74,9 +75,9 @@ def to_jsonable(x: Any) -> Any:
 def package_versions(package: str) -> dict[str, str]:
     """Versions of python, the package, paperkit and the package's installed direct requirements."""
     out = {"python": sys.version.split()[0]}
-    names = [package, "paperkit"]
+    names = [distribution(package), distribution("paperkit")]
     with contextlib.suppress(metadata.PackageNotFoundError):
-        for req in metadata.requires(package) or []:
+        for req in metadata.requires(distribution(package)) or []:
             if "extra ==" not in req:
                 names.append(re.split(r"[\s<>=!~;\[(]", req, maxsplit=1)[0])
     for name in dict.fromkeys(names):

@@ -13,6 +13,21 @@ from contextlib import contextmanager
 import numpy as np
 
 
+#: Every distribution of this repository is published under this prefix: the bare names (paperkit, genre,
+#: tinymem, ...) belong to unrelated projects on PyPI, and depending on them would let a stranger's code in.
+DIST_PREFIX = "iclr25-"
+
+
+def distribution(package: str) -> str:
+    """The distribution name of a workspace package, from its folder / console-script name.
+
+    ``distribution("rslqr") == "iclr25-rslqr"``; a name that already carries the prefix is returned as is.
+    """
+    if not isinstance(package, str) or not package:
+        raise ValueError(f"package must be a non-empty string, got {package!r}")
+    return package if package.startswith(DIST_PREFIX) else DIST_PREFIX + package
+
+
 class DeviceError(ValueError):
     """A device was asked for that this machine or this package cannot provide."""
 

@@ -46,7 +46,7 @@ from rslqr.systems import LEQRSystem, system_a, system_b
 register_envs()  # so that gymnasium.make(ENV_ID) works after `import rslqr`
 
 try:
-    __version__ = version("rslqr")
+    __version__ = version("iclr25-rslqr")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
 

@@ -133,7 +133,7 @@ _WHERE: dict[str, str] = {
 }
 
 try:
-    __version__ = metadata.version("tinymem")
+    __version__ = metadata.version("iclr25-tinymem")
 except metadata.PackageNotFoundError:  # pragma: no cover - source tree not installed
     __version__ = "0.0.0"
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     )
 
 try:
-    __version__ = metadata.version("tpo")
+    __version__ = metadata.version("iclr25-tpo")
 except metadata.PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 

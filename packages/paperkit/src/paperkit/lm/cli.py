@@ -51,7 +51,7 @@ def _seed(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     try:
-        version = metadata.version("paperkit")
+        version = metadata.version("iclr25-paperkit")
     except metadata.PackageNotFoundError:
         version = "unknown"
     parser = _Parser(
