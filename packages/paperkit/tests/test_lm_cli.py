@@ -49,7 +49,8 @@ def test_version_and_help() -> None:
     from importlib import metadata
 
     proc = run_cli("paperkit-lm", "--version")
-    assert proc.returncode == 0 and proc.stdout.strip() == f"paperkit-lm {metadata.version('iclr25-paperkit')}"
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"paperkit-lm {metadata.version('iclr25-paperkit')}"
     proc = run_cli("paperkit-lm", "serve", "--help")
     assert proc.returncode == 0
     for flag in ("--model", "--host", "--port", "--api-key", "--allow-remote"):

@@ -12,7 +12,6 @@ from contextlib import contextmanager
 
 import numpy as np
 
-
 #: Every distribution of this repository is published under this prefix: the bare names (paperkit, genre,
 #: tinymem, ...) belong to unrelated projects on PyPI, and depending on them would let a stranger's code in.
 DIST_PREFIX = "iclr25-"
