@@ -1,17 +1,20 @@
 """Sessions for iclr2025-papers. Every package is tested in its own environment, synced from uv.lock.
 
-    uv run nox -s ci                 # what .ci/run runs: lint, typecheck, build, every package's CPU tests
-    uv run nox -s "tests(rslqr-cpu)" # one package, one device
-    uv run nox -t cuda               # every package's CUDA tests (skipped where no GPU is visible)
-    uv run nox -s "reproduce(rslqr)" # reproduce --quick --check
-    uv run nox -s "slow(rslqr)"      # the package's tests marked slow
+    uv run nox -s ci                        # what .ci/run runs: all CPU checks, two sessions at a time
+    uv run nox -s "tests(iclr25-rslqr-cpu)" # one package, one device
+    uv run nox -t cuda                      # every package's CUDA tests (skipped where no GPU is visible)
+    uv run nox -s "reproduce(iclr25-rslqr)" # reproduce --quick --check
+    uv run nox -s "slow(iclr25-rslqr)"      # the package's tests marked slow
+    uv run nox -s "wheels(3.12)"            # build every wheel, install the papers on Python 3.12, smoke-run
 
-Python: the sessions run on the interpreter that runs nox (choose it with ``uv run --python 3.12 nox``),
-so no session fails on a machine that lacks some Python version.
+Packages are named by folder (``packages/<folder>``); their distributions, and the session ids, carry the
+``iclr25-`` prefix. Test sessions run on the interpreter that runs nox (``uv run --python 3.12 nox``); the
+``wheels`` sessions cover every Python listed in PYTHONS that is installed here, and report the missing.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -21,16 +24,36 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import ci_runner  # noqa: E402 - scripts/ is not a package
+
 nox.options.default_venv_backend = "uv"
 nox.options.error_on_missing_interpreters = False
 nox.options.sessions = ["ci"]
 
+PREFIX = "iclr25-"
+PYTHONS = ("3.11", "3.12", "3.13")
+#: CPU seconds a package's default test run may take on the 2-core machine; a session over twice it fails.
+TEST_BUDGET_CPU_S = 30.0
+#: Each session is pinned to one thread; two run at a time on the 2-core machine.
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")}
+# Bytecode: let each environment write its .pyc once (a torch process then starts in about half the CPU
+# time); PYTHONDONTWRITEBYTECODE in the caller's environment would recompile on every start.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def dist(folder: str) -> str:
+    """The distribution name of a workspace folder: ``iclr25-<folder>`` (the bare names are taken on PyPI)."""
+    return PREFIX + folder
+
 
 def _scan() -> dict[str, dict[str, object]]:
-    """Every workspace package under packages/ with its [tool.paper] table (empty for infrastructure)."""
+    """Every workspace folder under packages/ with its [tool.paper] table (empty for infrastructure)."""
     found = {}
     for pp in sorted(ROOT.glob("packages/*/pyproject.toml")):
         data = tomllib.loads(pp.read_text())
+        if data["project"]["name"] != dist(pp.parent.name):
+            raise RuntimeError(f"{pp}: [project].name must be {dist(pp.parent.name)!r}")
         found[pp.parent.name] = data.get("tool", {}).get("paper", {})
     return found
 
@@ -40,13 +63,8 @@ PAPERS = [name for name, paper in PACKAGES.items() if paper]
 TESTED = [*PACKAGES, "shared-testing"]
 
 
-def dist(package: str) -> str:
-    """The distribution name of a folder: ``iclr25-<folder>`` (the bare names are taken on PyPI)."""
-    return f"iclr25-{package}"
-
-
-def _path(package: str) -> Path:
-    return ROOT / ("shared-testing" if package == "shared-testing" else f"packages/{package}")
+def _path(folder: str) -> Path:
+    return ROOT / ("shared-testing" if folder == "shared-testing" else f"packages/{folder}")
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -72,31 +90,42 @@ def _gpu_present() -> bool:
         return False
 
 
+def _pytest(session: nox.Session, folder: str, *args: str, budget: float | None) -> None:
+    """pytest in the package's folder, its CPU time measured (children included) against ``budget``."""
+    session.chdir(_path(folder))
+    record = os.environ.get("CI_RECORD_DIR")
+    meter = [str(ROOT / "scripts" / "cpu_meter.py"), "--label", session.name]
+    if budget is not None:
+        meter += ["--fail-over", str(2 * budget), "--budget", str(budget)]
+    if record:
+        meter += ["--record", str(Path(record) / f"{ci_runner.slug(session.name)}.json")]
+    session.run("python", *meter, "--", "pytest", "-q", "-p", "no:cacheprovider", *args, env=ONE_THREAD)
+
+
 @nox.session
 @nox.parametrize(
     ["package", "device"],
-    [nox.param(p, d, id=f"{p}-{d}", tags=[d]) for p in TESTED for d in ("cpu", "cuda")],
+    [nox.param(p, d, id=f"{dist(p)}-{d}", tags=[d]) for p in TESTED for d in ("cpu", "cuda")],
 )
 def tests(session: nox.Session, package: str, device: str) -> None:
     """One package's default tests on one device, in an environment holding only what it declares."""
     if device == "cuda" and not _gpu_present():
         session.skip("no CUDA GPU on this machine")
     _sync(session, "--package", dist(package), "--all-extras", "--no-default-groups", "--group", "test")
-    session.chdir(_path(package))
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "--device", device, *session.posargs)
+    budget = TEST_BUDGET_CPU_S if device == "cpu" else None
+    _pytest(session, package, "--device", device, *session.posargs, budget=budget)
 
 
 @nox.session
-@nox.parametrize("package", TESTED, ids=TESTED)
+@nox.parametrize("package", TESTED, ids=[dist(p) for p in TESTED])
 def slow(session: nox.Session, package: str) -> None:
     """One package's tests including those marked slow (CPU)."""
     _sync(session, "--package", dist(package), "--all-extras", "--no-default-groups", "--group", "test")
-    session.chdir(_path(package))
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "--run-slow", *session.posargs)
+    _pytest(session, package, "--run-slow", *session.posargs, budget=None)
 
 
 @nox.session
-@nox.parametrize("package", PAPERS, ids=PAPERS)
+@nox.parametrize("package", PAPERS, ids=[dist(p) for p in PAPERS])
 def reproduce(session: nox.Session, package: str) -> None:
     """``<pkg> reproduce --quick --check``: the headline claims at the quick scale."""
     _sync(session, "--package", dist(package), "--no-default-groups")
@@ -130,7 +159,8 @@ def lint(session: nox.Session) -> None:
         external=True,
     )
     session.run("python", "scripts/paper_table.py", "--check")
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "scripts")
+    session.run("python", "scripts/ci_plan.py", "changelog")
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "scripts", env=ONE_THREAD)
 
 
 @nox.session
@@ -142,54 +172,46 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", src)
 
 
-@nox.session
-def build(session: nox.Session) -> None:
-    """Build every package's sdist and wheel; install each paper's wheel alone in a clean venv and run it."""
-    out = Path(session.create_tmp()) / "dist"
-    shutil.rmtree(out, ignore_errors=True)
-    for package in [*PACKAGES, "shared-testing"]:
-        session.run(
-            "uv", "build", "--no-progress", "--package", dist(package), "--out-dir", str(out), external=True
-        )
-    for package in PAPERS:
-        venv = Path(session.create_tmp()) / f"wheel-{package}"
+@nox.session(venv_backend="none")
+@nox.parametrize("python", PYTHONS, ids=list(PYTHONS))
+def wheels(session: nox.Session, python: str) -> None:
+    """Build every wheel with a local version (``+g<commit>``) and install the papers on ``python``.
+
+    On the interpreter that runs nox each paper's wheel goes alone into its own new venv: its declared
+    dependencies are all it gets. On the other Pythons the papers share one new venv (the isolation is
+    proven already), which checks that our runtime resolves there, not a stranger's of the same name.
+    Our own distributions come from the built wheels only (installed first, with no index); PyPI then
+    supplies the third-party requirements. ``--version`` and ``reproduce --smoke`` run for each paper.
+    """
+    interpreter = ci_runner.find_python(python)
+    if interpreter is None:
+        session.skip(f"Python {python} is not installed here (looked on PATH and in pyenv)")
+    tmp = Path(session.create_tmp()).resolve()
+    out, label = ci_runner.build_wheels(ROOT, tmp, [*TESTED], run=session.run)
+    session.run("python", str(ROOT / "scripts" / "check_wheels.py"), str(out), external=True)
+    alone = python == f"{sys.version_info[0]}.{sys.version_info[1]}"
+    groups = [[p] for p in PAPERS] if alone else [PAPERS]
+    for group in groups:
+        venv = tmp / f"venv-{python}-{group[0] if len(group) == 1 else 'all'}"
         shutil.rmtree(venv, ignore_errors=True)
-        session.run("uv", "venv", "--no-progress", "-q", "--python", sys.executable, str(venv), external=True)
-        wheel = next(out.glob(f"{dist(package).replace('-', '_')}-*.whl"))
-        # paperkit is not on PyPI yet: it comes from the same build, everything else from the registry.
-        # uv caches a find-links wheel by name and version, so a rebuilt paperkit-0.1.0 would be served
-        # stale from an earlier run's cache (seen in CI): refresh every workspace package.
-        refresh = [arg for name in TESTED for arg in ("--refresh-package", dist(name))]
-        session.run(
-            "uv",
-            "pip",
-            "install",
-            "--no-progress",
-            "-q",
-            *refresh,
-            "--python",
-            str(venv / "bin" / "python"),
-            "--find-links",
-            str(out),
-            str(wheel),
-            external=True,
-            env={"UV_NO_CONFIG": "1"},
-        )
-        session.run(str(venv / "bin" / package), "--version", external=True)
-        smoke = Path(session.create_tmp()) / f"smoke-{package}"
-        session.run(
-            str(venv / "bin" / package),
-            "reproduce",
-            "--smoke",
-            "--out",
-            str(smoke),
-            external=True,
-            silent=True,
-        )
+        session.run("uv", "venv", "--no-progress", "-q", "--python", interpreter, str(venv), external=True)
+        ci_runner.install_ours_then_deps(venv, out, [dist(p) for p in group], run=session.run)
+        for package in group:
+            session.run(str(venv / "bin" / package), "--version", external=True)
+        smoke = tmp / f"smoke-{python}"
+        ci_runner.smoke_in_one_process(venv, group, smoke, label, run=session.run, env=ONE_THREAD)
 
 
 @nox.session(venv_backend="none")
 def ci(session: nox.Session) -> None:
-    """Everything .ci/run needs: lint, typecheck, build and every package's CPU tests."""
-    for name in ["lint", "typecheck", "build", *(f"tests({p}-cpu)" for p in TESTED)]:
-        session.notify(name)
+    """Everything .ci/run needs, two sessions at a time, each pinned to one thread and logged on its own.
+
+    Every session runs to its end even when another fails; the table of CPU and wall seconds per session
+    comes last, then the tail of each failed session's log.
+    """
+    names = ["lint", "typecheck", *(f"wheels({py})" for py in PYTHONS)]
+    names += [f"tests({dist(p)}-cpu)" for p in TESTED]
+    jobs = int(os.environ.get("CI_JOBS", "2"))
+    ok = ci_runner.run_sessions(ROOT, names, jobs=jobs, budget=TEST_BUDGET_CPU_S, env=ONE_THREAD)
+    if not ok:
+        session.error("a session failed (its log tail is above)")

@@ -3,7 +3,9 @@
 python scripts/ci_plan.py matrix --event pull_request < changed_paths.txt
     -> {"packages": ["rslqr"]}   (JSON on stdout, for a job matrix)
 python scripts/ci_plan.py release-tag rslqr-v0.1.0
-    -> rslqr                      (exit 1 with one line when the tag and pyproject disagree)
+    -> rslqr                      (exit 1 with one line when the tag, pyproject and CHANGELOG disagree)
+python scripts/ci_plan.py changelog
+    -> exit 1 naming each package whose code changed since its last tag without an "Unreleased" entry
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tomllib
 from collections.abc import Iterable
@@ -64,7 +67,53 @@ def release_package(tag: str, root: Path = ROOT) -> str:
     actual = tomllib.loads(pp.read_text())["project"]["version"]
     if actual != ver:
         raise ValueError(f"tag {tag!r} says version {ver} but packages/{pkg}/pyproject.toml says {actual}")
+    sections = changelog_sections(pp.parent / "CHANGELOG.md")
+    if not sections.get(ver):
+        raise ValueError(f"tag {tag!r}: packages/{pkg}/CHANGELOG.md has no '## {ver}' entry with its changes")
+    if sections.get("Unreleased"):
+        raise ValueError(
+            f"tag {tag!r}: packages/{pkg}/CHANGELOG.md still lists Unreleased changes; move them to {ver}"
+        )
     return pkg
+
+
+def changelog_sections(path: Path) -> dict[str, list[str]]:
+    """``## heading`` -> its non-blank lines, in order; empty when the file is missing."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in path.read_text().splitlines() if path.exists() else []:
+        if line.startswith("## "):
+            current = sections.setdefault(line[3:].strip(), [])
+        elif current is not None and line.strip():
+            current.append(line)
+    return sections
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def changelog_problems(root: Path = ROOT) -> list[str]:
+    """Packages whose code changed since their last ``<pkg>-v*`` tag but whose CHANGELOG says nothing
+    under "Unreleased" (a rebuilt wheel must be told apart from the released one), and missing CHANGELOGs."""
+    problems = []
+    for name in all_packages(root):
+        folder = Path("shared-testing" if name == "shared-testing" else f"packages/{name}")
+        sections = changelog_sections(root / folder / "CHANGELOG.md")
+        if not sections:
+            problems.append(f"{folder}/CHANGELOG.md is missing or has no '## ' sections")
+            continue
+        if next(iter(sections)) != "Unreleased":
+            problems.append(f"{folder}/CHANGELOG.md must start with an '## Unreleased' section")
+        tags = _git(root, "tag", "--list", f"{name}-v*", "--sort=-v:refname").splitlines()
+        if not tags:
+            continue  # never released: nothing to confuse a build with
+        changed = _git(root, "diff", "--name-only", tags[0], "HEAD", "--", str(folder / "src"))
+        if changed and not sections.get("Unreleased"):
+            problems.append(
+                f"{folder}: code changed since {tags[0]} but CHANGELOG.md has no Unreleased entry"
+            )
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     mat.add_argument("--event", required=True)
     rel = sub.add_parser("release-tag", help="check a release tag against the package's version")
     rel.add_argument("tag")
+    sub.add_parser("changelog", help="every package changed since its last tag has an Unreleased entry")
     args = parser.parse_args(argv)
+    if args.cmd == "changelog":
+        problems = changelog_problems()
+        for line in problems:
+            print(f"error: {line}", file=sys.stderr)
+        return 1 if problems else 0
     if args.cmd == "matrix":
         changed = sys.stdin.read().splitlines() if args.event == "pull_request" else []
         print(json.dumps({"packages": packages_to_test(args.event, changed)}))

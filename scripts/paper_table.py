@@ -16,19 +16,19 @@ BEGIN, END = "<!-- paper-table:begin -->", "<!-- paper-table:end -->"
 
 def paper_table(root: Path = ROOT) -> str:
     rows = [
-        "| package | paper | arXiv | official code | needs a GPU | quick run |",
-        "|---|---|---|---|---|---|",
+        "| package | distribution | paper | arXiv | official code | needs a GPU | quick run |",
+        "|---|---|---|---|---|---|---|",
     ]
     for pp in sorted(root.glob("packages/*/pyproject.toml")):
         data = tomllib.loads(pp.read_text())
         paper = data.get("tool", {}).get("paper")
         if not paper:
             continue
-        name = data["project"]["name"]
+        name, distribution = pp.parent.name, data["project"]["name"]
         arxiv = paper.get("arxiv", "")
         code = paper.get("official_code") or "none public"
         rows.append(
-            f"| [{name}](packages/{name}) | {paper['title']} | "
+            f"| [{name}](packages/{name}) | `{distribution}` | {paper['title']} | "
             f"{f'[{arxiv}](https://arxiv.org/abs/{arxiv})' if arxiv else '-'} | {code} | "
             f"{'yes' if paper.get('needs_gpu') else 'no'} | "
             f"~{paper.get('quick_budget_s', '?')} s |"

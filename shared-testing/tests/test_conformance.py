@@ -12,7 +12,7 @@ def _good(out: Path) -> dict:
         "config": {},
         "seed": 0,
         "device": "cpu",
-        "versions": {"python": "3.11", "toy": "0.1.0"},
+        "versions": {"python": "3.11", "iclr25-toy": "0.1.0"},
         "git_commit": None,
         "started_at": "t",
         "wall_time_s": 0.1,

@@ -8,11 +8,12 @@ In a package's tests::
         package = "rslqr"   # distribution and console-script name
         module = "rslqr"    # import name
 
-It runs the real console script in subprocesses: ``--help``, ``--version`` (also through ``python -m``,
-without importing ``light_start_without``, torch by default), ``reproduce --smoke`` (valid
-results, at least one claim; a second in-process run with the same seed must give identical numbers),
-bad arguments (exit 2, one line, no traceback), ``--device cuda`` without a GPU, and, under
-``--run-slow``, ``reproduce --quick``.
+It pays for at most two interpreter start-ups: one light one answers ``--help``, ``--version`` and every
+refused argument list through ``python -m <module>`` (exit 2, one line, no traceback, nothing written)
+and must not import ``light_start_without`` (torch by default); one runs ``reproduce --smoke`` through
+the installed console script (valid results, at least one claim). In this process a second smoke run
+with the same seed must give identical numbers, and ``--device cuda`` without a GPU must be one clear
+line. Under ``--run-slow``: ``reproduce --quick``.
 """
 
 from __future__ import annotations
@@ -104,6 +105,37 @@ def validate_results(out: Path, package: str) -> dict[str, Any]:
     return record
 
 
+# Runs in a fresh interpreter: each case through ``python -m <module>`` (runpy), streams captured per case.
+_LIGHT_HARNESS = """
+import contextlib, io, json, runpy, sys
+module, cases, watch = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+runs = []
+for args in cases:
+    out, err = io.StringIO(), io.StringIO()
+    sys.argv = [module, *args]
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    runs.append({"args": args, "code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
+print(json.dumps({"runs": runs, "loaded": sorted(m for m in watch if m in sys.modules)}))
+"""
+
+
+def _in_process(module: str, args: list[str]) -> tuple[int, str, str]:
+    """``<module>.cli.main(args)`` in this interpreter: (exit code, stdout, stderr)."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    main = importlib.import_module(f"{module}.cli").main
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = main(args)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    return int(code), stdout.getvalue(), stderr.getvalue()
+
+
 class ConformanceSuite:
     """Subclass as ``TestConformance`` and set ``package`` and ``module``."""
 
@@ -133,11 +165,8 @@ class ConformanceSuite:
         out0 = tmp_path_factory.mktemp(f"{cls.package}-smoke0")
         runs = [(run_cli(cls.package, *args, out0), out0)]
         out1 = tmp_path_factory.mktemp(f"{cls.package}-smoke1")
-        stdout, stderr = io.StringIO(), io.StringIO()
-        main = importlib.import_module(f"{cls.module}.cli").main
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            code = main([*args, str(out1)])
-        proc = subprocess.CompletedProcess([cls.package, *args], code, stdout.getvalue(), stderr.getvalue())
+        code, stdout, stderr = _in_process(cls.module, [*args, str(out1)])
+        proc = subprocess.CompletedProcess([cls.package, *args], code, stdout, stderr)
         runs.append((proc, out1))
         return runs
 
@@ -149,38 +178,51 @@ class ConformanceSuite:
             assert hasattr(mod, name), f"{self.module}.__all__ names {name!r}, which does not exist"
         assert mod.__version__ == metadata.version(self.distribution)
 
-    def test_help(self) -> None:
-        top = run_cli(self.package, "--help")
-        assert top.returncode == 0, top.stderr
-        assert "reproduce" in top.stdout
-        sub = run_cli(self.package, "reproduce", "--help")
-        assert sub.returncode == 0, sub.stderr
-        for flag in ("--quick", "--seed", "--device", "--out", "--check"):
-            assert flag in sub.stdout
-
-    def test_version(self) -> None:
-        proc = run_cli(self.package, "--version")
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.strip() == f"{self.package} {metadata.version(self.distribution)}"
-
-    def test_module_entry_point_starts_light(self) -> None:
-        # One interpreter answers --help, then --version, through ``python -m``; then lists what it loaded.
-        code = (
-            "import runpy, sys\n"
-            "for flag in ('--help', '--version'):\n"
-            f"    sys.argv = [{self.package!r}, flag]\n"
-            "    try:\n"
-            f"        runpy.run_module({self.module!r}, run_name='__main__')\n"
-            "    except SystemExit as stop:\n"
-            "        assert not stop.code, stop.code\n"
-            f"print(sorted(m for m in {self.light_start_without!r} if m in sys.modules))"
+    @pytest.fixture(scope="class")
+    @classmethod
+    def light_runs(cls, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+        """``--help``, ``reproduce --help``, ``--version`` and every refused argument list, answered by ONE
+        interpreter through ``python -m <module>``; it then lists which of ``light_start_without`` it loaded.
+        None of these may import torch, so the whole battery costs one light start-up."""
+        out = tmp_path_factory.mktemp(f"{cls.package}-refused")
+        cases = [["--help"], ["reproduce", "--help"], ["--version"]]
+        cases += [[*a, "--out", str(out)] if a[:1] == ["reproduce"] else a for a in BAD_ARGS]
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _LIGHT_HARNESS,
+                cls.module,
+                json.dumps(cases),
+                json.dumps(cls.light_start_without),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"},
         )
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        lines = proc.stdout.strip().splitlines()
-        assert f"{self.package} {metadata.version(self.distribution)}" in lines, proc.stdout[-2000:]
-        assert "reproduce" in proc.stdout
-        assert lines[-1] == "[]", f"--help/--version imported {lines[-1]}"
+        answer: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+        answer["out"] = out
+        return answer
+
+    def test_help(self, light_runs: dict[str, Any]) -> None:
+        top, sub = light_runs["runs"][0], light_runs["runs"][1]
+        assert top["code"] == 0, top["stderr"]
+        assert "reproduce" in top["stdout"]
+        assert sub["code"] == 0, sub["stderr"]
+        for flag in ("--quick", "--seed", "--device", "--out", "--check"):
+            assert flag in sub["stdout"]
+
+    def test_version(self, light_runs: dict[str, Any]) -> None:
+        run = light_runs["runs"][2]
+        assert run["code"] == 0, run["stderr"]
+        assert run["stdout"].strip() == f"{self.package} {metadata.version(self.distribution)}"
+
+    def test_module_entry_point_starts_light(self, light_runs: dict[str, Any]) -> None:
+        assert light_runs["loaded"] == [], (
+            f"--help/--version/refused arguments imported {light_runs['loaded']}"
+        )
 
     def test_smoke_run_writes_valid_results(
         self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
@@ -202,28 +244,31 @@ class ConformanceSuite:
             [c["observed"] for c in r1["claims"]], [c["observed"] for c in r2["claims"]], "claims"
         )
 
-    @pytest.mark.parametrize("args", BAD_ARGS, ids=lambda a: " ".join(a) or "no-args")
-    def test_bad_arguments_exit_2_with_one_line(self, args: list[str], tmp_path: Path) -> None:
-        proc = (
-            run_cli(self.package, *args, "--out", tmp_path)
-            if args[:1] == ["reproduce"]
-            else run_cli(self.package, *args)
-        )
-        assert proc.returncode == 2, f"exit {proc.returncode} for {args}: {proc.stderr}"
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0], f"expected one error line, got {proc.stderr!r}"
-        assert "Traceback" not in proc.stderr
-        assert not list(tmp_path.iterdir()), "a refused command must not write results"
+    @pytest.mark.parametrize("index", range(len(BAD_ARGS)), ids=[" ".join(a) or "no-args" for a in BAD_ARGS])
+    def test_bad_arguments_exit_2_with_one_line(self, index: int, light_runs: dict[str, Any]) -> None:
+        run = light_runs["runs"][3 + index]
+        args = BAD_ARGS[index]
+        assert run["code"] == 2, f"exit {run['code']} for {args}: {run['stderr']}"
+        lines = run["stderr"].strip().splitlines()
+        assert len(lines) == 1 and lines[0], f"expected one error line, got {run['stderr']!r}"
+        assert "Traceback" not in run["stderr"]
+        assert not list(light_runs["out"].iterdir()), "a refused command must not write results"
 
-    def test_cuda_without_gpu_is_a_clear_error(self, tmp_path: Path) -> None:
+    def test_cuda_without_gpu_is_a_clear_error(
+        self, tmp_path: Path, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
+        # In this process, after the in-process smoke run has paid for torch: no third interpreter.
         from paperkit import cuda_available
 
         if cuda_available():
             pytest.skip("a GPU is present")
-        proc = run_cli(self.package, "reproduce", "--smoke", "--device", "cuda", "--out", tmp_path)
-        assert proc.returncode == 2
-        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-        assert "cuda" in proc.stderr.lower()
+        code, _, stderr = _in_process(
+            self.module, ["reproduce", "--smoke", "--device", "cuda", "--out", str(tmp_path)]
+        )
+        assert code == 2
+        assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+        assert "cuda" in stderr.lower()
+        assert not list(tmp_path.iterdir())
 
     @pytest.mark.slow
     def test_quick_run_checks_its_claims(self, tmp_path: Path) -> None:
