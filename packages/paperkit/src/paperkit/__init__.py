@@ -5,7 +5,7 @@
 - :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
-- :func:`lazy_exports`: a package's public names imported on first use.
+- :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
 - ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
 """
 
@@ -13,7 +13,7 @@ from importlib import metadata
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
-from paperkit.exports import lazy_exports
+from paperkit.exports import lazy_exports, public_api, public_table
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
 from paperkit.runtime import (
@@ -70,6 +70,8 @@ __all__ = [
     "distribution",
     "lazy_exports",
     "markdown_table",
+    "public_api",
+    "public_table",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
