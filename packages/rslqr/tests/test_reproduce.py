@@ -168,3 +168,11 @@ def test_late_regret_and_risk_neutral_gap_against_direct_computation():
     mc = float(np.mean(policy_cost(s, K_rn, x0) - policy_cost(s, K_rs, x0)))
     assert risk_neutral_gap(s) == pytest.approx(mc, rel=2e-2)
     assert 0.0 < risk_neutral_gap(s) < 0.05  # the spec's pilot: 0.021 per episode at γ = 0.05
+
+
+def test_run_refuses_seeds_numpy_cannot_take_in_one_line():
+    # Issue 23: --seed 2**70 overflowed on rslqr's numpy path.
+    with pytest.raises(ValueError, match=r"^seed must be an integer in \[0, 2\*\*63 - 1\], got 11805916"):
+        run(Config.smoke(), seed=2**70)
+    with pytest.raises(ValueError, match=r"^seed \+ n_seeds - 1 must be an integer <= 9223372036854775807"):
+        run(Config.smoke(), seed=2**63 - 1)
