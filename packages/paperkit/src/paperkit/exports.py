@@ -2,12 +2,12 @@
 
 A package's ``__init__`` writes its public names once, as one table name -> submodule, and derives the rest::
 
-    PUBLIC = {"leqr_gains": "riccati", "LEQRSystem": "systems"}
+    PUBLIC = {"solve": "core", "System": "systems"}
     __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
     if TYPE_CHECKING:  # what type checkers read; shared-testing checks it equals PUBLIC exactly
-        from rslqr.riccati import leqr_gains
-        from rslqr.systems import LEQRSystem
+        from mypkg.core import solve as solve
+        from mypkg.systems import System as System
 """
 
 from __future__ import annotations
