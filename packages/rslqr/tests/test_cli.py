@@ -13,6 +13,7 @@ from shared_testing.conformance import ConformanceSuite
 class TestConformance(ConformanceSuite):
     package = "rslqr"
     module = "rslqr"
+    known_hygiene_violations = frozenset()
 
 
 def test_module_entry_point_prints_the_version():

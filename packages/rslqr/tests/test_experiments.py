@@ -88,3 +88,13 @@ def test_regret_growth_orders_at_moderate_scale() -> None:
     assert np.isfinite(alg1).all() and np.isfinite(fixed).all()
     assert loglog_slope(fixed) > 0.9
     assert loglog_slope(alg1) < 0.5
+
+
+def test_seeds_past_int64_are_refused_in_one_line() -> None:
+    # Issue 23: --seed 2**70 overflowed on the numpy path; now it is refused naming the seed.
+    system = system_a(gamma=0.05)
+    with pytest.raises(ValueError, match=r"^seeds\[1\] must be an integer in \[0, 2\*\*63 - 1\], got 11805"):
+        run_seeds("alg1", system, 4, [0, 2**70])
+    with pytest.raises(TypeError, match=r"^seeds\[0\] must be an integer"):
+        run_seeds("alg1", system, 4, [1.5])
+    assert len(run_seeds("alg1", system, 4, np.array([3, 4]))) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 from typing import Any
 
 import numpy as np
@@ -287,18 +288,21 @@ def test_stationary_errors() -> None:
     [
         ({"A": np.ones((2, 3))}, "A must be square"),
         ({"B": np.ones((3, 1))}, "B must have shape"),
-        ({"R": [[0.0]]}, "R must be positive definite"),
-        ({"R": [[-1.0]]}, "R must be positive definite"),
-        ({"Q": -np.eye(2)}, "Q must be positive semidefinite"),
-        ({"QT": [[1.0, 2.0], [0.0, 1.0]]}, "QT must be symmetric"),
-        ({"W": np.zeros((2, 2))}, "W must be positive definite"),
+        ({"R": [[0.0]]}, "R must be a symmetric positive definite matrix"),
+        ({"R": [[-1.0]]}, "R must be a symmetric positive definite matrix"),
+        ({"Q": -np.eye(2)}, "Q must be a symmetric positive semidefinite matrix"),
+        (
+            {"QT": [[1.0, 2.0], [0.0, 1.0]]},
+            "QT must be a symmetric positive semidefinite matrix, got a matrix that is not symmetric",
+        ),
+        ({"W": np.zeros((2, 2))}, "W must be a symmetric positive definite matrix"),
         ({"W": np.eye(3)}, r"W must have shape \(2, 2\)"),
         ({"T": 0}, "T must be an integer horizon >= 1"),
         ({"T": 2.5}, "T must be an integer horizon >= 1"),
         ({"A": [[np.nan, 0.0], [0.0, 1.0]]}, "A must have only finite entries"),
         ({"gamma": np.inf}, "gamma must be finite"),
         ({"gamma": 1.0}, "gamma=1 is too large"),
-        ({"x0_cov": -np.eye(2)}, "x0_cov must be positive semidefinite"),
+        ({"x0_cov": -np.eye(2)}, "x0_cov must be a symmetric positive semidefinite matrix"),
     ],
 )
 def test_system_rejects_bad_inputs(kwargs: dict[str, Any], match: str) -> None:
@@ -323,8 +327,12 @@ def test_functions_reject_bad_inputs() -> None:
     with pytest.raises(ValueError, match="too large for System B"):
         system_b(gamma=0.5)
     s = system_a()
-    with pytest.raises(ValueError, match="T must be an integer horizon >= 1"):
+    with pytest.raises(ValueError, match=r"^T must be an integer >= 1, got 0$"):
         leqr_gains(s.A, s.B, s.Q, s.R, s.QT, s.W, 0, 0.1)
+    with pytest.raises(TypeError, match=r"^T must be an integer >= 1, got True \(bool\)$"):
+        leqr_gains(s.A, s.B, s.Q, s.R, s.QT, s.W, True, 0.1)
+    with pytest.raises(ValueError, match=r"^gamma must be a finite number, got nan$"):
+        leqr_gains(s.A, s.B, s.Q, s.R, s.QT, s.W, 3, float("nan"))
     with pytest.raises(ValueError, match="A must be square"):
         leqr_gains(np.ones((2, 3)), s.B, s.Q, s.R, s.QT, s.W, 3, 0.1)
     with pytest.raises(ValueError, match="K must have shape"):
@@ -335,6 +343,38 @@ def test_functions_reject_bad_inputs() -> None:
         policy_cost(s, np.zeros((3, 1, 2)), np.zeros(2))
     with pytest.raises(ValueError, match="x0 must have shape"):
         policy_cost(s, np.zeros((s.T, 1, 2)), np.zeros(3))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"R": -np.eye(1)}, "R must be a symmetric positive definite matrix, got smallest eigenvalue -1"),
+        (
+            {"R": np.zeros((1, 1))},
+            "R must be a symmetric positive definite matrix, got smallest eigenvalue 0",
+        ),
+        (
+            {"Q": -5 * np.eye(2)},
+            "Q must be a symmetric positive semidefinite matrix, got smallest eigenvalue -5",
+        ),
+        (
+            {"QT": -np.eye(2)},
+            "QT must be a symmetric positive semidefinite matrix, got smallest eigenvalue -1",
+        ),
+    ],
+)
+def test_indefinite_costs_are_refused_by_every_entry_point(change: dict, message: str) -> None:
+    # Issue 23: R = -I, R = 0 and Q = -5I used to give finite, meaningless gains and a wrong breakdown.
+    s = system_a()
+    args = {"A": s.A, "B": s.B, "Q": s.Q, "R": s.R, "QT": s.QT, "W": s.W} | change
+    with pytest.raises(ValueError, match=re.escape(message)):
+        leqr_gains(args["A"], args["B"], args["Q"], args["R"], args["QT"], args["W"], 3, 0.1)
+    K = np.zeros((3, 1, 2))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        policy_value(args["A"], args["B"], args["Q"], args["R"], args["QT"], args["W"], K, 0.1)
+    if "QT" not in change:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            stationary_leqr(args["A"], args["B"], args["Q"], args["R"], args["W"], 0.1)
 
 
 def test_system_is_immutable_and_exposes_theta() -> None:

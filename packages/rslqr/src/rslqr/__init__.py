@@ -1,47 +1,194 @@
 """rslqr: episodic risk-sensitive LQR (LEQR) with unknown dynamics — regret of least-squares learners.
 
 Reproduces "Regret Bounds for Episodic Risk-Sensitive Linear Quadratic Regulator" (ICLR 2025,
-arXiv 2406.05366).
+arXiv 2406.05366). The public names are listed once, in ``PUBLIC`` (name -> submodule), and imported on
+first use; the experiment (``rslqr.reproduce``) is not part of the package's API.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from rslqr.algorithms import (
-    ALGORITHM_NAMES,
-    Learner,
-    RunLog,
-    algorithm1,
-    algorithm2,
-    ce_lqr,
-    constant_noise,
-    fixed_initial,
-    greedy_every_episode,
-    make_learner,
-    oracle,
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
+
+import paperkit
+
+from rslqr.env import ENV_ID as ENV_ID
+from rslqr.env import register_envs
+
+if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checked by the conformance suite)
+    from rslqr.algorithms import (
+        Learner as Learner,
+    )
+    from rslqr.algorithms import (
+        RunLog as RunLog,
+    )
+    from rslqr.env import (
+        EpisodicLEQREnv as EpisodicLEQREnv,
+    )
+    from rslqr.estimate import (
+        LSFit as LSFit,
+    )
+    from rslqr.estimate import (
+        LSStatistics as LSStatistics,
+    )
+    from rslqr.estimate import (
+        least_squares as least_squares,
+    )
+    from rslqr.estimate import (
+        solve_least_squares as solve_least_squares,
+    )
+    from rslqr.experiments import (
+        GrowthSummary as GrowthSummary,
+    )
+    from rslqr.experiments import (
+        doubling_grid as doubling_grid,
+    )
+    from rslqr.experiments import (
+        doubling_increments as doubling_increments,
+    )
+    from rslqr.experiments import (
+        fit_loglog_slope as fit_loglog_slope,
+    )
+    from rslqr.experiments import (
+        identifiability_margin as identifiability_margin,
+    )
+    from rslqr.experiments import (
+        identifiable as identifiable,
+    )
+    from rslqr.experiments import (
+        initial_estimate as initial_estimate,
+    )
+    from rslqr.experiments import (
+        loglog_slope as loglog_slope,
+    )
+    from rslqr.experiments import (
+        median_inf as median_inf,
+    )
+    from rslqr.experiments import (
+        regret_curve as regret_curve,
+    )
+    from rslqr.experiments import (
+        run_seeds as run_seeds,
+    )
+    from rslqr.experiments import (
+        summarise_growth as summarise_growth,
+    )
+    from rslqr.methods import (
+        ALGORITHM_NAMES as ALGORITHM_NAMES,
+    )
+    from rslqr.methods import (
+        METHODS as METHODS,
+    )
+    from rslqr.methods import (
+        MethodInfo as MethodInfo,
+    )
+    from rslqr.methods import (
+        algorithm1 as algorithm1,
+    )
+    from rslqr.methods import (
+        algorithm2 as algorithm2,
+    )
+    from rslqr.methods import (
+        ce_lqr as ce_lqr,
+    )
+    from rslqr.methods import (
+        constant_noise as constant_noise,
+    )
+    from rslqr.methods import (
+        fixed_initial as fixed_initial,
+    )
+    from rslqr.methods import (
+        greedy_every_episode as greedy_every_episode,
+    )
+    from rslqr.methods import (
+        make_learner as make_learner,
+    )
+    from rslqr.methods import (
+        oracle as oracle,
+    )
+    from rslqr.riccati import (
+        RiccatiBreakdown as RiccatiBreakdown,
+    )
+    from rslqr.riccati import (
+        is_well_posed as is_well_posed,
+    )
+    from rslqr.riccati import (
+        leqr_gains as leqr_gains,
+    )
+    from rslqr.riccati import (
+        leqr_gains_kernel as leqr_gains_kernel,
+    )
+    from rslqr.riccati import (
+        policy_cost as policy_cost,
+    )
+    from rslqr.riccati import (
+        policy_value as policy_value,
+    )
+    from rslqr.riccati import (
+        policy_value_kernel as policy_value_kernel,
+    )
+    from rslqr.riccati import (
+        stationary_leqr as stationary_leqr,
+    )
+    from rslqr.systems import (
+        LEQRSystem as LEQRSystem,
+    )
+    from rslqr.systems import (
+        system_a as system_a,
+    )
+    from rslqr.systems import (
+        system_b as system_b,
+    )
+
+_MODULES = {
+    "algorithms": ("Learner", "RunLog"),
+    "env": ("EpisodicLEQREnv",),
+    "estimate": ("LSFit", "LSStatistics", "least_squares", "solve_least_squares"),
+    "experiments": (
+        "GrowthSummary",
+        "doubling_grid",
+        "doubling_increments",
+        "fit_loglog_slope",
+        "identifiability_margin",
+        "identifiable",
+        "initial_estimate",
+        "loglog_slope",
+        "median_inf",
+        "regret_curve",
+        "run_seeds",
+        "summarise_growth",
+    ),
+    "methods": (
+        "ALGORITHM_NAMES",
+        "METHODS",
+        "MethodInfo",
+        "algorithm1",
+        "algorithm2",
+        "ce_lqr",
+        "constant_noise",
+        "fixed_initial",
+        "greedy_every_episode",
+        "make_learner",
+        "oracle",
+    ),
+    "riccati": (
+        "RiccatiBreakdown",
+        "is_well_posed",
+        "leqr_gains",
+        "leqr_gains_kernel",
+        "policy_cost",
+        "policy_value",
+        "policy_value_kernel",
+        "stationary_leqr",
+    ),
+    "systems": ("LEQRSystem", "system_a", "system_b"),
+}
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
+
+__getattr__, __dir__, __all__ = paperkit.public_api(
+    __name__, PUBLIC, eager=("ENV_ID", "PUBLIC", "__version__", "register_envs")
 )
-from rslqr.env import ENV_ID, EpisodicLEQREnv, register_envs
-from rslqr.estimate import LSFit, LSStatistics, least_squares, solve_least_squares
-from rslqr.experiments import (
-    doubling_grid,
-    doubling_increments,
-    fit_loglog_slope,
-    identifiability_margin,
-    identifiable,
-    initial_estimate,
-    loglog_slope,
-    regret_curve,
-    run_seeds,
-)
-from rslqr.reproduce import Config
-from rslqr.riccati import (
-    RiccatiBreakdown,
-    is_well_posed,
-    leqr_gains,
-    policy_cost,
-    policy_value,
-    stationary_leqr,
-)
-from rslqr.systems import LEQRSystem, system_a, system_b
 
 register_envs()  # so that gymnasium.make(ENV_ID) works after `import rslqr`
 
@@ -49,44 +196,3 @@ try:
     __version__ = version("iclr25-rslqr")
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0"
-
-__all__ = [
-    "ALGORITHM_NAMES",
-    "ENV_ID",
-    "Config",
-    "EpisodicLEQREnv",
-    "LEQRSystem",
-    "LSFit",
-    "LSStatistics",
-    "Learner",
-    "RiccatiBreakdown",
-    "RunLog",
-    "__version__",
-    "algorithm1",
-    "algorithm2",
-    "ce_lqr",
-    "constant_noise",
-    "doubling_grid",
-    "doubling_increments",
-    "fit_loglog_slope",
-    "fixed_initial",
-    "greedy_every_episode",
-    "identifiability_margin",
-    "identifiable",
-    "initial_estimate",
-    "is_well_posed",
-    "least_squares",
-    "leqr_gains",
-    "loglog_slope",
-    "make_learner",
-    "oracle",
-    "policy_cost",
-    "policy_value",
-    "register_envs",
-    "regret_curve",
-    "run_seeds",
-    "solve_least_squares",
-    "stationary_leqr",
-    "system_a",
-    "system_b",
-]

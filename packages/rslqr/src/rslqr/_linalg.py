@@ -1,4 +1,5 @@
-"""Small dense linear-algebra helpers shared by the modules (private)."""
+"""Small dense linear-algebra helpers shared by the modules (the package's internals; their names are public
+to its modules). Argument checks go through :mod:`paperkit.validation`, so messages have one style."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from paperkit.validation import check_matrix_pd
 
 FloatArray: TypeAlias = NDArray[np.float64]
 
@@ -34,23 +36,11 @@ def check_matrix(value: ArrayLike, name: str, shape: tuple[int, int] | None = No
 def check_symmetric(arr: FloatArray, name: str, *, definite: bool) -> FloatArray:
     """Check that a square matrix is symmetric and PSD (or PD when ``definite``); return it symmetrised.
 
-    Tolerances are relative to the matrix scale so that matrices built by floating-point
-    arithmetic (e.g. a Riccati solution used as terminal cost) are accepted.
+    Tolerances are relative to the matrix scale (``paperkit.check_matrix_pd``), so that matrices built by
+    floating-point arithmetic (e.g. a Riccati solution used as terminal cost) are accepted.
     """
-    if arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"{name} must be square, got shape {arr.shape}")
-    scale = max(1.0, float(np.max(np.abs(arr)))) if arr.size else 1.0
-    if not np.allclose(arr, arr.T, rtol=0.0, atol=1e-9 * scale):
-        raise ValueError(f"{name} must be symmetric")
-    sym = 0.5 * (arr + arr.T)
-    if sym.size == 0:
-        return sym
-    min_eig = float(np.linalg.eigvalsh(sym)[0])
-    if definite and min_eig <= 1e-12 * scale:
-        raise ValueError(f"{name} must be positive definite, smallest eigenvalue is {min_eig:.3g}")
-    if not definite and min_eig < -1e-10 * scale:
-        raise ValueError(f"{name} must be positive semidefinite, smallest eigenvalue is {min_eig:.3g}")
-    return sym
+    checked = check_matrix_pd(arr, name, semi=not definite)
+    return np.asarray(0.5 * (checked + checked.T), dtype=np.float64)
 
 
 def psd_sqrt(S: FloatArray) -> FloatArray:

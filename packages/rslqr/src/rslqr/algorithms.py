@@ -1,9 +1,10 @@
-"""Online learners for the episodic LEQR: the paper's Algorithms 1 and 2 and the spec's baselines.
+"""The online learner of the episodic LEQR behind the paper's Algorithms 1 and 2 and the baselines.
 
-All learners are certainty-equivalent: in episode k they play the LEQR-optimal gains of their current
+(The named methods and their registry are in ``rslqr.methods``.) All learners are certainty-equivalent:
+in episode k they play the LEQR-optimal gains of their current
 estimate θ̂_k (u_t = K_t x_t, plus Gaussian exploration noise η_t for Algorithm 2) and re-estimate θ by
 least squares on a schedule. One frozen dataclass, :class:`Learner`, covers them all; the named
-factories fix the paper's / spec's settings:
+factories of ``rslqr.methods`` fix the paper's / spec's settings:
 
 ==========================  ==========  =========  =====  ==============  ===============
 name                        refit       data       ridge  noise σ_k²      gains
@@ -26,33 +27,21 @@ recursion of ``rslqr.riccati`` (no Monte Carlo), where π_k = (K^{(k)}, σ_k) is
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from paperkit.validation import check_array, check_choice, check_int, check_positive
 
 from rslqr._linalg import FloatArray
 from rslqr.env import EpisodicLEQREnv
 from rslqr.estimate import LSStatistics, solve_least_squares
-from rslqr.riccati import RiccatiBreakdown, _leqr_gains, _policy_value
+from rslqr.riccati import RiccatiBreakdown, leqr_gains_kernel, policy_value_kernel
 from rslqr.systems import LEQRSystem
 
-__all__ = [
-    "ALGORITHM_NAMES",
-    "Learner",
-    "RunLog",
-    "algorithm1",
-    "algorithm2",
-    "ce_lqr",
-    "constant_noise",
-    "fixed_initial",
-    "greedy_every_episode",
-    "make_learner",
-    "oracle",
-]
+__all__ = ["Learner", "RunLog"]
 
 RefitSchedule = Literal["doubling", "every", "never"]
 DataWindow = Literal["epoch", "all"]
@@ -146,28 +135,12 @@ class Learner:
     first_epoch: int = 1
 
     def __post_init__(self) -> None:
-        if self.refit not in ("doubling", "every", "never"):
-            raise ValueError(f"refit must be 'doubling', 'every' or 'never', got {self.refit!r}")
-        if self.data not in ("epoch", "all"):
-            raise ValueError(f"data must be 'epoch' or 'all', got {self.data!r}")
-        if not (np.isfinite(self.ridge) and self.ridge >= 0.0):
-            raise ValueError(f"ridge must be finite and >= 0, got {self.ridge}")
-        if not (np.isfinite(self.sigma0) and self.sigma0 >= 0.0):
-            raise ValueError(f"sigma0 must be finite and >= 0, got {self.sigma0}")
-        if not (np.isfinite(self.noise_decay) and self.noise_decay >= 0.0):
-            raise ValueError(f"noise_decay must be finite and >= 0, got {self.noise_decay}")
-        if (
-            isinstance(self.refit_every, bool)
-            or not isinstance(self.refit_every, int)
-            or self.refit_every < 1
-        ):
-            raise ValueError(f"refit_every must be an integer >= 1, got {self.refit_every!r}")
-        if (
-            isinstance(self.first_epoch, bool)
-            or not isinstance(self.first_epoch, int)
-            or self.first_epoch < 1
-        ):
-            raise ValueError(f"first_epoch must be an integer >= 1, got {self.first_epoch!r}")
+        check_choice(self.refit, "refit", ("doubling", "every", "never"))
+        check_choice(self.data, "data", ("epoch", "all"))
+        for name in ("ridge", "sigma0", "noise_decay"):
+            check_positive(getattr(self, name), name, strict=False)
+        check_int(self.refit_every, "refit_every", low=1)
+        check_int(self.first_epoch, "first_epoch", low=1)
 
     def sigma(self, k: int) -> float:
         """Exploration std of episode k (1-based): σ_k = σ_0 k^(-a/2)."""
@@ -203,95 +176,32 @@ class Learner:
                 so the same seed gives identical arrays.
         """
         system = _unwrap_system(env)
-        if isinstance(n_episodes, bool) or not isinstance(n_episodes, (int, np.integer)) or n_episodes < 1:
-            raise ValueError(f"n_episodes must be an integer >= 1, got {n_episodes!r}")
-        N = int(n_episodes)
+        N = check_int(n_episodes, "n_episodes", low=1)
         n, m, T = system.n, system.m, system.T
         d = n + m
-        A, B, Q, R, QT, Wh = system.A, system.B, system.Q, system.R, system.QT, system.W_sqrt
-        gamma = system.gamma
-        theta_true = system.theta
-        if self.known_theta:
-            theta_hat = theta_true
-        else:
-            if theta_init is None:
-                raise ValueError(f"learner {self.name!r} needs theta_init of shape ({n}, {d})")
-            theta_hat = np.array(theta_init, dtype=np.float64)
-            if theta_hat.shape != (n, d) or not np.all(np.isfinite(theta_hat)):
-                raise ValueError(f"theta_init must be a finite ({n}, {d}) array, got shape {theta_hat.shape}")
+        theta_hat = self._initial_theta(system, theta_init)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         env_seed = int(rng.integers(0, 2**63 - 1))
-        plan_gamma = 0.0 if self.risk_neutral else gamma
-
-        def plan(theta: FloatArray) -> FloatArray | None:
-            try:
-                K_new = _leqr_gains(theta[:, :n], theta[:, n:], Q, R, QT, Wh, T, plan_gamma)[0]
-            except (RiccatiBreakdown, np.linalg.LinAlgError):
-                return None
-            return K_new if np.all(np.isfinite(K_new)) else None
-
-        n_fallbacks = 0
-        K = plan(theta_hat)
-        if K is None:
-            # No previous gains to keep yet: fall back to the risk-neutral gains of θ̂^(1), which
-            # always exist, and as a last resort to u = 0.
-            n_fallbacks += 1
-            try:
-                K = _leqr_gains(theta_hat[:, :n], theta_hat[:, n:], Q, R, QT, Wh, T, 0.0)[0]
-            except (RiccatiBreakdown, np.linalg.LinAlgError):
-                K = np.zeros((T, m, n))
-            if not np.all(np.isfinite(K)):
-                K = np.zeros((T, m, n))
-
-        K_star = _leqr_gains(A, B, Q, R, QT, Wh, T, gamma)[0]
-        P_star, c_star = _policy_value(A, B, Q, R, QT, Wh, K_star, gamma, 0.0)
-        x0_cov = system.x0_cov
-
-        regret = np.empty(N)
-        expected = np.empty(N)
-        theta_err = np.empty(N)
-        sigmas = np.empty(N)
-        x0s = np.empty((N, n))
+        plan_gamma = 0.0 if self.risk_neutral else system.gamma
+        K, n_fallbacks = _initial_gains(system, theta_hat, plan_gamma)
+        regret_of = _ExactRegret(system)
+        out = _LogArrays.empty(N, n)
         stats = LSStatistics.empty(n, d)
         n_rank_def = n_refits = n_nonfinite = 0
         gains_version = 0  # bumped whenever K changes; with σ_k it keys the cached (P0, c0)
         history = [K]
-        gain_index = np.empty(N, dtype=np.int64)
-        value_key: tuple[int, float] | None = None
-        dP = np.zeros((n, n))
-        dc = 0.0
         Z = np.empty((T, d))
         Y = np.empty((T, n))
-        err = float(np.linalg.norm(theta_hat - theta_true))
+        err = float(np.linalg.norm(theta_hat - system.theta))
         reset, step = env.reset, env.step
 
         for k in range(1, N + 1):
             sigma_k = self.sigma(k)
             x, _ = reset(seed=env_seed if k == 1 else None)
             eta = sigma_k * rng.standard_normal((T, m)) if sigma_k > 0.0 else None
-            for t in range(T):
-                u = K[t] @ x if eta is None else K[t] @ x + eta[t]
-                Z[t, :n] = x
-                Z[t, n:] = u
-                x = step(u)[0]
-                Y[t] = x
-
-            # Exact regret; (P0, c0) only changes when the gains or σ change.
-            key = (gains_version, sigma_k)
-            if key != value_key:
-                P_k, c_k = _policy_value(A, B, Q, R, QT, Wh, K, gamma, sigma_k)
-                dP, dc = P_k - P_star, c_k - c_star
-                value_key = key
+            _rollout(step, K, x, eta, Z, Y)
             x0 = Z[0, :n]
-            x0s[k - 1] = x0
-            if np.isfinite(dc):
-                regret[k - 1] = float(x0 @ dP @ x0) + dc
-                expected[k - 1] = float(np.sum(dP * x0_cov)) + dc
-            else:
-                regret[k - 1] = expected[k - 1] = np.inf
-            theta_err[k - 1] = err
-            gain_index[k - 1] = gains_version
-            sigmas[k - 1] = sigma_k
+            out.record(k - 1, regret_of(K, gains_version, sigma_k, x0), x0, err, gains_version, sigma_k)
 
             if np.all(np.isfinite(Z)) and np.all(np.isfinite(Y)):
                 stats = stats.add(Z, Y)
@@ -304,8 +214,8 @@ class Learner:
                 if self.data == "epoch":
                     stats = LSStatistics.empty(n, d)
                 theta_hat = fit.theta
-                err = float(np.linalg.norm(theta_hat - theta_true))
-                K_new = plan(theta_hat)
+                err = float(np.linalg.norm(theta_hat - system.theta))
+                K_new = _plan(system, theta_hat, plan_gamma)
                 if K_new is None:
                     n_fallbacks += 1
                 else:
@@ -315,91 +225,120 @@ class Learner:
 
         return RunLog(
             algorithm=self.name,
-            regret=regret,
-            expected_regret=expected,
-            theta_error=theta_err,
-            sigma=sigmas,
-            x0=x0s,
+            regret=out.regret,
+            expected_regret=out.expected,
+            theta_error=out.theta_error,
+            sigma=out.sigma,
+            x0=out.x0,
             n_fallbacks=n_fallbacks,
             n_rank_deficient=n_rank_def,
             n_refits=n_refits,
             n_nonfinite_episodes=n_nonfinite,
             gain_history=np.stack(history),
-            gain_index=gain_index,
+            gain_index=out.gain_index,
         )
 
-
-# Defaults: ridge λ = 1 and σ_0 = 1 are the spec's pilot choices (the paper's values were not available).
-
-
-def algorithm1() -> Learner:
-    """Algorithm 1: greedy LEQR on doubling epochs, OLS on the previous epoch's data only, no noise."""
-    return Learner(name="alg1", refit="doubling", data="epoch", ridge=0.0)
-
-
-def algorithm2(
-    ridge: float = 1.0, sigma0: float = 1.0, noise_decay: float = 0.5, refit_every: int = 1
-) -> Learner:
-    """Algorithm 2: ridge LS on all past data + exploration noise σ_k² = σ_0² k^(-noise_decay)."""
-    return Learner(
-        name="alg2",
-        refit="every",
-        data="all",
-        ridge=ridge,
-        sigma0=sigma0,
-        noise_decay=noise_decay,
-        refit_every=refit_every,
-    )
+    def _initial_theta(self, system: LEQRSystem, theta_init: ArrayLike | None) -> FloatArray:
+        """θ̂^(1): the true θ for the oracle, else the validated ``theta_init`` (a float64 copy)."""
+        if self.known_theta:
+            return system.theta
+        n, d = system.n, system.n + system.m
+        if theta_init is None:
+            raise ValueError(f"learner {self.name!r} needs theta_init of shape ({n}, {d})")
+        return np.array(check_array(theta_init, "theta_init", shape=(n, d), kind="fiu"), dtype=np.float64)
 
 
-def oracle() -> Learner:
-    """LEQR gains of the true θ (zero regret)."""
-    return Learner(name="oracle", refit="never", known_theta=True)
+def _plan(system: LEQRSystem, theta: FloatArray, gamma: float) -> FloatArray | None:
+    """Certainty-equivalent gains of θ = [A B] at risk level γ, or None when they do not exist."""
+    n = system.n
+    try:
+        K = leqr_gains_kernel(
+            theta[:, :n], theta[:, n:], system.Q, system.R, system.QT, system.W_sqrt, system.T, gamma
+        )[0]
+    except (RiccatiBreakdown, np.linalg.LinAlgError):
+        return None
+    return K if np.all(np.isfinite(K)) else None
 
 
-def ce_lqr() -> Learner:
-    """Algorithm 1's estimator with risk-neutral (γ = 0) certainty-equivalent gains."""
-    return Learner(name="ce_lqr", refit="doubling", data="epoch", ridge=0.0, risk_neutral=True)
+def _initial_gains(system: LEQRSystem, theta_hat: FloatArray, gamma: float) -> tuple[FloatArray, int]:
+    """(gains of θ̂^(1), fallbacks used): with no previous gains to keep yet, a failed plan falls back to
+    the risk-neutral gains of θ̂^(1), which always exist, and as a last resort to u = 0."""
+    K = _plan(system, theta_hat, gamma)
+    if K is not None:
+        return K, 0
+    zeros = np.zeros((system.T, system.m, system.n))
+    try:
+        n = system.n
+        K = leqr_gains_kernel(
+            theta_hat[:, :n], theta_hat[:, n:], system.Q, system.R, system.QT, system.W_sqrt, system.T, 0.0
+        )[0]
+    except (RiccatiBreakdown, np.linalg.LinAlgError):
+        return zeros, 1
+    return (K if np.all(np.isfinite(K)) else zeros), 1
 
 
-def fixed_initial() -> Learner:
-    """LEQR gains of θ̂^(1), never re-estimated."""
-    return Learner(name="fixed_initial", refit="never")
+def _rollout(
+    step: Any, K: FloatArray, x: FloatArray, eta: FloatArray | None, Z: FloatArray, Y: FloatArray
+) -> None:
+    """One episode of u_t = K_t x_t (+ η_t) through ``env.step``: fills Z = [x_t u_t] and Y = x_{t+1}."""
+    n = x.shape[0]
+    for t in range(K.shape[0]):
+        u = K[t] @ x if eta is None else K[t] @ x + eta[t]
+        Z[t, :n] = x
+        Z[t, n:] = u
+        x = step(u)[0]
+        Y[t] = x
 
 
-def greedy_every_episode() -> Learner:
-    """Algorithm 1 without epochs: OLS on all past data after every episode, no noise (ablation)."""
-    return Learner(name="greedy_every_episode", refit="every", data="all", ridge=0.0)
+class _ExactRegret:
+    """Exact regret J^π(x0) − J*(x0) of the played policy; (P0, c0) is recomputed only when the gains'
+    version or σ changes."""
+
+    def __init__(self, system: LEQRSystem) -> None:
+        self.system = system
+        s = system
+        K_star = leqr_gains_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, s.T, s.gamma)[0]
+        self.P_star, self.c_star = policy_value_kernel(
+            s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, K_star, s.gamma, 0.0
+        )
+        self.key: tuple[int, float] | None = None
+        self.dP = np.zeros((s.n, s.n))
+        self.dc = 0.0
+
+    def __call__(self, K: FloatArray, version: int, sigma: float, x0: FloatArray) -> tuple[float, float]:
+        """(regret at x0, regret averaged over x0 ~ N(0, x0_cov)); +inf for a divergent criterion."""
+        if (version, sigma) != self.key:
+            s = self.system
+            P_k, c_k = policy_value_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, K, s.gamma, sigma)
+            self.dP, self.dc = P_k - self.P_star, c_k - self.c_star
+            self.key = (version, sigma)
+        if not np.isfinite(self.dc):
+            return np.inf, np.inf
+        return float(x0 @ self.dP @ x0) + self.dc, float(np.sum(self.dP * self.system.x0_cov)) + self.dc
 
 
-def constant_noise(ridge: float = 1.0, sigma0: float = 1.0) -> Learner:
-    """Algorithm 2 with σ_k ≡ σ_0 (pays a constant exploration cost per episode)."""
-    return Learner(
-        name="constant_noise", refit="every", data="all", ridge=ridge, sigma0=sigma0, noise_decay=0.0
-    )
+@dataclass(frozen=True, eq=False)
+class _LogArrays:
+    """The per-episode arrays of a RunLog, filled in place."""
 
+    regret: FloatArray
+    expected: FloatArray
+    theta_error: FloatArray
+    sigma: FloatArray
+    x0: FloatArray
+    gain_index: NDArray[np.int64]
 
-_FACTORIES = {
-    "alg1": algorithm1,
-    "alg2": algorithm2,
-    "oracle": oracle,
-    "ce_lqr": ce_lqr,
-    "fixed_initial": fixed_initial,
-    "greedy_every_episode": greedy_every_episode,
-    "constant_noise": constant_noise,
-}
-ALGORITHM_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+    @classmethod
+    def empty(cls, N: int, n: int) -> _LogArrays:
+        return cls(
+            np.empty(N), np.empty(N), np.empty(N), np.empty(N), np.empty((N, n)), np.empty(N, dtype=np.int64)
+        )
 
-
-def make_learner(name: str, **overrides: Any) -> Learner:
-    """The named learner (one of ``ALGORITHM_NAMES``) with optional field overrides, e.g. ridge=0.1."""
-    if name not in _FACTORIES:
-        raise ValueError(f"unknown algorithm {name!r}; expected one of {', '.join(ALGORITHM_NAMES)}")
-    learner = _FACTORIES[name]()
-    if overrides:
-        fields = {f.name for f in dataclasses.fields(Learner)}
-        unknown = sorted(set(overrides) - fields)
-        if unknown:
-            raise ValueError(f"unknown Learner field(s) {unknown}; valid fields are {sorted(fields)}")
-        learner = dataclasses.replace(learner, **overrides)
-    return learner
+    def record(
+        self, i: int, regrets: tuple[float, float], x0: FloatArray, err: float, version: int, sigma: float
+    ) -> None:
+        self.regret[i], self.expected[i] = regrets
+        self.x0[i] = x0
+        self.theta_error[i] = err
+        self.gain_index[i] = version
+        self.sigma[i] = sigma

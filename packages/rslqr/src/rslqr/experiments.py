@@ -1,35 +1,44 @@
-"""Regret curves over seeds, log-log slopes and the identifiability (Assumption 1) check."""
+"""Regret curves over seeds, log-log slopes, growth summaries and the identifiability (Assumption 1) check."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from paperkit.validation import check_positive, check_seed
 
 from rslqr._linalg import FloatArray, as_float_array
-from rslqr.algorithms import Learner, RunLog, make_learner
+from rslqr.algorithms import Learner, RunLog
 from rslqr.env import EpisodicLEQREnv
+from rslqr.methods import make_learner
+from rslqr.riccati import leqr_gains_kernel, policy_value_kernel
 from rslqr.systems import LEQRSystem
 
 __all__ = [
+    "GrowthSummary",
     "doubling_grid",
     "doubling_increments",
     "fit_loglog_slope",
     "identifiability_margin",
     "identifiable",
     "initial_estimate",
+    "late_regret_per_episode",
     "loglog_slope",
+    "median_inf",
     "regret_curve",
+    "risk_neutral_gap",
     "run_seeds",
+    "summarise_growth",
 ]
 
 
 def initial_estimate(system: LEQRSystem, scale: float, rng: np.random.Generator) -> FloatArray:
     """θ̂^(1) = θ* + scale · E with E (n, n + m) i.i.d. N(0, 1) entries drawn from ``rng``."""
-    if not (np.isfinite(scale) and scale >= 0.0):
-        raise ValueError(f"theta_init_scale must be finite and >= 0, got {scale}")
+    check_positive(scale, "theta_init_scale", strict=False)
     return system.theta + scale * rng.standard_normal(system.theta.shape)
 
 
@@ -40,10 +49,14 @@ def _as_learner(algorithm: str | Learner, overrides: dict[str, Any]) -> Learner:
 
 
 def _check_seeds(seeds: ArrayLike | int) -> list[int]:
-    arr = np.atleast_1d(np.asarray(seeds))
-    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+    # Python ints are checked one by one, not through np.asarray: seeds past int64 would become an
+    # object array (issue 23: --seed 2**70 overflowed on this path).
+    if isinstance(seeds, np.ndarray):
+        seeds = seeds.tolist()
+    items = [seeds] if not isinstance(seeds, (list, tuple, range)) else list(seeds)
+    if not items:
         raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
-    return [int(s) for s in arr]
+    return [check_seed(s, f"seeds[{i}]") for i, s in enumerate(items)]
 
 
 def run_seeds(
@@ -182,3 +195,96 @@ def identifiable(system: LEQRSystem, tol: float = 1e-6) -> bool:
     tolerance of ``stationary_leqr`` (margin ~1e-13), while System A has a margin of order 0.1.
     """
     return identifiability_margin(system) > tol
+
+
+def median_inf(x: ArrayLike, axis: int | None = None) -> FloatArray:
+    """Median that treats +inf as the largest value (numpy's interpolation warns on inf - inf; the
+    result is still right: the median is +inf exactly when the middle values are)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(np.median(np.asarray(x), axis=axis))
+
+
+@dataclass(frozen=True, eq=False)
+class GrowthSummary:
+    """Growth statistics of S cumulative-regret curves on a doubling grid (see :func:`summarise_growth`).
+
+    Attributes:
+        seeds_with_infinite_regret: seeds whose regret reached +inf (a divergent controller was played).
+        slope_per_seed: (S,) log-log slopes, +inf for a divergent seed.
+        slope_median: median of ``slope_per_seed`` (inf-robust while fewer than half diverge).
+        slope_of_mean_curve: slope of the seed-mean curve (NaN when a seed diverges).
+        regret_at_N_median, regret_at_N_per_seed: final cumulative regret, median and (S,).
+        doubling_increments_median_curve: (k - 1,) regret added per doubling of the seed-median curve.
+        doubling_ratio_last3: mean ratio of successive increments over the last three doublings
+            (√N: √2, log N: 1, linear: 2).
+        semilog_slope_median_curve: slope of the median curve against log N (log N growth: a constant).
+    """
+
+    seeds_with_infinite_regret: int
+    slope_per_seed: FloatArray
+    slope_median: float
+    slope_of_mean_curve: float
+    regret_at_N_median: float
+    regret_at_N_per_seed: FloatArray
+    doubling_increments_median_curve: FloatArray
+    doubling_ratio_last3: float
+    semilog_slope_median_curve: float
+
+
+def summarise_growth(curves: ArrayLike, grid: ArrayLike) -> GrowthSummary:
+    """Growth statistics of cumulative-regret curves (S, N) on a doubling grid (k,) of episode counts."""
+    curves = as_float_array(curves, "curves")
+    grid = np.asarray(grid, dtype=np.int64)
+    finite = np.isfinite(curves[:, -1])
+    slopes = np.array(
+        [fit_loglog_slope(grid, c[grid - 1]) if f else math.inf for c, f in zip(curves, finite, strict=True)]
+    )
+    median = median_inf(curves, axis=0)  # inf-robust while fewer than half the seeds diverge
+    with np.errstate(invalid="ignore"):  # inf - inf on a divergent curve: NaN increments, reported as inf
+        increments = np.diff(median[grid - 1])
+    ratios = increments[1:] / increments[:-1] if np.all(np.isfinite(increments)) else np.array([math.inf])
+    semilog = np.polyfit(np.log(grid), median[grid - 1], 1)[0] if np.all(np.isfinite(median)) else math.inf
+    return GrowthSummary(
+        seeds_with_infinite_regret=int((~finite).sum()),
+        slope_per_seed=slopes,
+        slope_median=float(median_inf(slopes)),
+        slope_of_mean_curve=fit_loglog_slope(grid, curves.mean(axis=0)[grid - 1]),
+        regret_at_N_median=float(median[-1]),
+        regret_at_N_per_seed=curves[:, -1],
+        doubling_increments_median_curve=increments,
+        doubling_ratio_last3=float(np.mean(ratios[-3:])) if ratios.size else math.nan,
+        semilog_slope_median_curve=float(semilog),
+    )
+
+
+def risk_neutral_gap(system: LEQRSystem) -> float:
+    """Per-episode regret, averaged over x_0, of the risk-neutral (γ = 0) optimal gains of the true θ.
+
+    E[J^{K_LQR}(x_0)] − E[J*(x_0)] = tr((P_LQR − P*) x0_cov) + (c_LQR − c*) under the system's γ: the
+    regret per episode a certainty-equivalent LQR learner keeps paying once its estimate is exact, so its
+    cumulative regret grows linearly with this slope (+inf if those gains break down at γ).
+    """
+    s = system
+    K_rn = leqr_gains_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, s.T, 0.0)[0]
+    K_rs = leqr_gains_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, s.T, s.gamma)[0]
+    P_rn, c_rn = policy_value_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, K_rn, s.gamma, 0.0)
+    P_rs, c_rs = policy_value_kernel(s.A, s.B, s.Q, s.R, s.QT, s.W_sqrt, K_rs, s.gamma, 0.0)
+    if not np.isfinite(c_rn):
+        return math.inf
+    return float(np.sum((P_rn - P_rs) * s.x0_cov) + (c_rn - c_rs))
+
+
+def late_regret_per_episode(curves: ArrayLike) -> FloatArray:
+    """(S,) mean per-episode regret over the last doubling (N/2, N] of cumulative curves (S, N).
+
+    A learner with vanishing per-episode regret (Algorithm 1, log N) drives this to 0; a linear-regret
+    learner keeps it at its per-episode gap. +inf for a seed whose regret is infinite by episode N.
+    """
+    c = as_float_array(curves, "curves")
+    if c.ndim != 2 or c.shape[1] < 2:
+        raise ValueError(f"curves must have shape (S, N) with N >= 2, got {c.shape}")
+    half = c.shape[1] // 2
+    with np.errstate(invalid="ignore"):  # inf - inf for a seed that diverged before N/2
+        late = (c[:, -1] - c[:, half - 1]) / (c.shape[1] - half)
+    late[~np.isfinite(c[:, -1])] = math.inf
+    return late

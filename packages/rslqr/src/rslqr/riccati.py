@@ -20,6 +20,11 @@ Optimal recursion (``leqr_gains``), with P_T = Q_T, c_T = 0 and for t = T-1, …
 The recursion is well posed only while I - γ W^{1/2} P_{t+1} W^{1/2} ≻ 0; otherwise the expectation
 is +∞ ("neurotic breakdown"). The Woodbury form above is used because it needs neither P⁻¹ (P may be
 singular, e.g. Q_T = 0) nor W⁻¹.
+
+API: ``leqr_gains``, ``policy_value``, ``policy_cost``, ``stationary_leqr`` validate their arguments
+(through ``paperkit.validation``: Q, Q_T ⪰ 0, R, W ≻ 0, finite γ); ``leqr_gains_kernel`` and
+``policy_value_kernel`` are the same computations on trusted inputs, taking W^{1/2}, for the learners'
+inner loops and for ``LEQRSystem``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
+from paperkit.validation import check_int, check_number, check_positive
 
 from rslqr._linalg import FloatArray, as_float_array, check_matrix, check_symmetric, psd_sqrt
 
@@ -38,8 +44,10 @@ __all__ = [
     "RiccatiBreakdown",
     "is_well_posed",
     "leqr_gains",
+    "leqr_gains_kernel",
     "policy_cost",
     "policy_value",
+    "policy_value_kernel",
     "stationary_leqr",
 ]
 
@@ -79,8 +87,9 @@ class RiccatiBreakdown(ValueError):
 
 
 # --------------------------------------------------------------------------------------------------
-# Internal kernels. They trust their inputs (shapes checked by the public wrappers) because they run
-# once per refit / per episode inside the learners.
+# Kernels. They trust their inputs (shapes, symmetry and definiteness are checked by the validated
+# functions below, or by LEQRSystem) because they run once per refit / per episode inside the learners,
+# and they take W^{1/2}, not W, so that its square root is computed once per system.
 
 
 def _neg_logdet_over_gamma(lam: FloatArray, gamma: float) -> float:
@@ -122,7 +131,7 @@ def _optimal_step(
     return K, Pn, _neg_logdet_over_gamma(lam, gamma)
 
 
-def _leqr_gains(
+def leqr_gains_kernel(
     A: FloatArray,
     B: FloatArray,
     Q: FloatArray,
@@ -132,6 +141,10 @@ def _leqr_gains(
     T: int,
     gamma: float,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Kernel of :func:`leqr_gains` (same returns): validated inputs, ``Wh = W^{1/2}``, ``T >= 1``.
+
+    Raises RiccatiBreakdown like ``leqr_gains``; used by the learners at every refit and by LEQRSystem.
+    """
     n, m = B.shape
     K = np.empty((T, m, n))
     P = np.empty((T + 1, n, n))
@@ -148,7 +161,7 @@ def _leqr_gains(
 
 # Overflow of an unstable closed loop is mapped to +inf inside, so numpy's warnings are silenced.
 @np.errstate(over="ignore", invalid="ignore")
-def _policy_value(
+def policy_value_kernel(
     A: FloatArray,
     B: FloatArray,
     Q: FloatArray,
@@ -159,7 +172,9 @@ def _policy_value(
     gamma: float,
     sigma: float,
 ) -> tuple[FloatArray, float]:
-    """(P_0, c_0) of u_t = K_t x_t + η_t, η_t ~ N(0, σ² I); (zeros, +inf) on breakdown/overflow.
+    """Kernel of :func:`policy_value`: (P_0, c_0) of u_t = K_t x_t + η_t, η_t ~ N(0, σ² I).
+
+    Validated inputs, ``Wh = W^{1/2}``, K (T, m, n) finite, σ >= 0. (zeros, +inf) on breakdown/overflow.
 
     Per step, with ξ = (w_t, η_t) ~ N(0, S), S^{1/2} = blockdiag(W^{1/2}, σ I), P = P_{t+1}, F = A + B K_t:
     the exponent is quadratic in ξ with matrix M = [[P, PB], [BᵀP, R + BᵀPB]] and cross term N x,
@@ -225,21 +240,14 @@ def _check_problem(
     if B_.shape[0] != n:
         raise ValueError(f"B must have shape (n, m) = ({n}, m) to match A, got {B_.shape}")
     m = B_.shape[1]
+    # Q ⪰ 0 and R ≻ 0 are what the recursion assumes; R = 0 or R = -I would give finite but
+    # meaningless gains (the minimisation over u has no minimum), so they are refused here.
     Q_ = check_matrix(Q, "Q", (n, n))
+    check_symmetric(Q_, "Q", definite=False)
     R_ = check_matrix(R, "R", (m, m))
+    check_symmetric(R_, "R", definite=True)
     W_ = check_symmetric(check_matrix(W, "W", (n, n)), "W", definite=True)
-    g = float(gamma)
-    if not np.isfinite(g):
-        raise ValueError(f"gamma must be finite, got {gamma}")
-    return A_, B_, Q_, R_, W_, g
-
-
-def _check_horizon(T: int) -> int:
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)):
-        raise ValueError(f"T must be an integer horizon >= 1, got {T!r}")
-    if T < 1:
-        raise ValueError(f"T must be an integer horizon >= 1, got {T}")
-    return int(T)
+    return A_, B_, Q_, R_, W_, check_number(gamma, "gamma")
 
 
 def leqr_gains(
@@ -270,7 +278,8 @@ def leqr_gains(
     """
     A_, B_, Q_, R_, W_, g = _check_problem(A, B, Q, R, W, gamma)
     QT_ = check_matrix(QT, "QT", A_.shape)
-    return _leqr_gains(A_, B_, Q_, R_, QT_, psd_sqrt(W_), _check_horizon(T), g)
+    check_symmetric(QT_, "QT", definite=False)
+    return leqr_gains_kernel(A_, B_, Q_, R_, QT_, psd_sqrt(W_), check_int(T, "T", low=1), g)
 
 
 def _check_gains(K: ArrayLike, n: int, m: int) -> FloatArray:
@@ -285,10 +294,7 @@ def _check_gains(K: ArrayLike, n: int, m: int) -> FloatArray:
 
 
 def _check_sigma(sigma: float) -> float:
-    s = float(sigma)
-    if not (np.isfinite(s) and s >= 0.0):
-        raise ValueError(f"sigma (exploration-noise std) must be finite and >= 0, got {sigma}")
-    return s
+    return float(check_positive(sigma, "sigma", strict=False))
 
 
 def policy_value(
@@ -319,8 +325,9 @@ def policy_value(
     A_, B_, Q_, R_, W_, g = _check_problem(A, B, Q, R, W, gamma)
     n, m = B_.shape
     QT_ = check_matrix(QT, "QT", (n, n))
+    check_symmetric(QT_, "QT", definite=False)
     K_ = _check_gains(K, n, m)
-    return _policy_value(A_, B_, Q_, R_, QT_, psd_sqrt(W_), K_, g, _check_sigma(sigma))
+    return policy_value_kernel(A_, B_, Q_, R_, QT_, psd_sqrt(W_), K_, g, _check_sigma(sigma))
 
 
 def policy_cost(system: LEQRSystem, K: ArrayLike, x0: ArrayLike, sigma: float = 0.0) -> float | FloatArray:
@@ -336,7 +343,7 @@ def policy_cost(system: LEQRSystem, K: ArrayLike, x0: ArrayLike, sigma: float = 
     K_ = _check_gains(K, system.n, system.m)
     if K_.shape[0] != system.T:
         raise ValueError(f"K must cover the horizon T={system.T}, got {K_.shape[0]} gains")
-    P0, c0 = _policy_value(
+    P0, c0 = policy_value_kernel(
         system.A,
         system.B,
         system.Q,
@@ -400,8 +407,8 @@ def stationary_leqr(
             stabilisable).
     """
     A_, B_, Q_, R_, W_, g = _check_problem(A, B, Q, R, W, gamma)
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
+    check_int(max_iter, "max_iter", low=1)
+    check_positive(tol, "tol")
     Wh = psd_sqrt(W_)
     P = 0.5 * (Q_ + Q_.T)
     delta = float("inf")

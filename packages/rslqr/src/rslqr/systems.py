@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rslqr._linalg import FloatArray, check_matrix, check_symmetric, psd_factor, psd_sqrt
-from rslqr.riccati import RiccatiBreakdown, _leqr_gains, stationary_leqr
+from rslqr.riccati import RiccatiBreakdown, leqr_gains_kernel, stationary_leqr
 
 __all__ = ["LEQRSystem", "system_a", "system_b"]
 
@@ -87,7 +87,7 @@ class LEQRSystem:
         set_(self, "W_factor", _readonly(psd_factor(W)))
         set_(self, "x0_factor", _readonly(psd_factor(x0_cov)))
         try:
-            _leqr_gains(A, B, Q, R, QT, self.W_sqrt, self.T, gamma)
+            leqr_gains_kernel(A, B, Q, R, QT, self.W_sqrt, self.T, gamma)
         except RiccatiBreakdown as exc:
             raise ValueError(
                 f"gamma={gamma:g} is too large for this system: {exc}. Choose a smaller gamma or horizon."
@@ -110,7 +110,7 @@ class LEQRSystem:
 
     def optimal_gains(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(K (T, m, n), P (T + 1, n, n), c (T + 1,)) of the optimal LEQR controller of this system."""
-        return _leqr_gains(self.A, self.B, self.Q, self.R, self.QT, self.W_sqrt, self.T, self.gamma)
+        return leqr_gains_kernel(self.A, self.B, self.Q, self.R, self.QT, self.W_sqrt, self.T, self.gamma)
 
     def simulate(
         self,
