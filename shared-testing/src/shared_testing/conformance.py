@@ -5,7 +5,7 @@ In a package's tests::
     from shared_testing.conformance import ConformanceSuite
 
     class TestConformance(ConformanceSuite):
-        package = "rslqr"   # distribution and console-script name
+        package = "rslqr"   # folder and console-script name (the distribution is iclr25-rslqr)
         module = "rslqr"    # import name
 
 It pays for at most two interpreter start-ups: one light one answers ``--help``, ``--version`` and every
