@@ -27,6 +27,12 @@ def distribution(package: str) -> str:
     return package if package.startswith(DIST_PREFIX) else DIST_PREFIX + package
 
 
+#: The largest seed a run may ask for. ``torch.manual_seed`` overflows past 2**64 - 1 and numpy's legacy
+#: seed past 2**32 - 1 (reduced modulo 2**32 below); packages derive per-seed streams as ``seed + offset``,
+#: so a signed 64-bit range leaves them room, and int64 arrays (numpy, torch) can hold every seed.
+MAX_SEED = 2**63 - 1
+
+
 class DeviceError(ValueError):
     """A device was asked for that this machine or this package cannot provide."""
 
@@ -37,8 +43,13 @@ def seed_everything(seed: int) -> np.random.Generator:
     Library code should take the returned generator (or ``seed``) explicitly; the global seeds only
     tame third-party code that draws from global state.
     """
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        shown = (
+            f"an integer of {seed.bit_length()} bits"
+            if isinstance(seed, int) and seed > 2**64
+            else repr(seed)
+        )
+        raise ValueError(f"seed must be a non-negative integer in [0, 2**63 - 1], got {shown}")
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 - deliberately seeding the legacy global state
     if importlib.util.find_spec("torch") is not None:
