@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from paperkit.validation import check_number
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -109,12 +111,7 @@ class Claim:
 def _finite_bound(claim: str, key: str, value: Any) -> float:
     # A NaN bound makes every comparison False, so the claim would pass whatever was observed; an infinite
     # one is an open end, which is spelled None. Both are refused with the bound's name.
-    if isinstance(value, bool) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
-        raise TypeError(f"claim {claim!r}: {key} must be a number, got {type(value).__name__}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"claim {claim!r}: {key} must be a finite number, got {number}")
-    return number
+    return check_number(value, f"claim {claim!r}: {key}")
 
 
 def _json_float(x: float) -> float | str:
