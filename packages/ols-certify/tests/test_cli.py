@@ -193,3 +193,23 @@ def test_audit_refuses_a_design_that_fits_y_exactly(tmp_path: Path, audit_cli):
     copy = _write_csv(tmp_path / "copy.csv", ["a", "ycopy", "out"], np.column_stack([a, b, b]))
     line = _one_line(audit_cli(copy, "--y", "out", "--coef", "a"))
     assert "'ycopy' (index 2) equals y: the design contains the response" in line
+
+
+def test_audit_plot_write_failures_are_one_line(tmp_path: Path, audit_cli, monkeypatch):
+    import errno
+    import tempfile
+
+    import paperkit
+
+    csv = tmp_path / "d.csv"
+    csv.write_text(_regression_text()[0])
+
+    def full(*args: object, **kw: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(paperkit, "atomic_write_bytes", full)
+    line = _one_line(audit_cli(csv, "--y", "out", "--coef", "a", "--plot", tmp_path / "p.png"))
+    assert "--plot" in line and "No space left on device" in line
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", full)  # what a read-only folder does to non-root
+    line = _one_line(audit_cli(csv, "--y", "out", "--coef", "a", "--plot", tmp_path / "p.png"))
+    assert f"cannot write in {tmp_path}" in line
