@@ -603,6 +603,11 @@ class _HTTPServer(ThreadingHTTPServer):
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
 
+    @property
+    def open_connections(self) -> int:
+        with self._conn_lock:
+            return self._open
+
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._conn_lock:
             full = self._open >= self.max_connections
@@ -674,7 +679,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class LMServer:
     """A running server (see :func:`serve`): ``.url`` (the API root, ending in ``/v1``), ``.host``,
-    ``.port``, ``.model_name``; ``.close()`` stops it; also a context manager."""
+    ``.port``, ``.model_name``, ``.open_connections``; ``.close()`` stops it; also a context manager."""
 
     def __init__(self, httpd: _HTTPServer, host: str, model_name: str) -> None:
         self._httpd = httpd
@@ -688,6 +693,11 @@ class LMServer:
         )
         self._closed = False
         self._thread.start()
+
+    @property
+    def open_connections(self) -> int:
+        """Connections accepted and not yet closed (at most ``max_connections``)."""
+        return self._httpd.open_connections
 
     def close(self) -> None:
         """Stop serving, close open connections and the socket; idempotent."""
