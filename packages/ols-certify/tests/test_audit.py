@@ -65,3 +65,26 @@ def test_audit_bad_input(rng, X, coef, names, err, match):
         X = rng.normal(size=(20, 2))
     with pytest.raises(err, match=match):
         audit(X, rng.normal(size=20), coef, names=names, add_intercept=True)
+
+
+def test_audit_refuses_a_design_containing_y_or_fitting_it_exactly(rng):
+    X = rng.normal(size=(40, 2))
+    y = rng.normal(size=40)
+    with pytest.raises(
+        ValueError, match=r"X column 'y' \(index 3\) equals y: the design contains the response"
+    ):
+        audit(np.column_stack([X, y]), y, "a", names=["a", "b", "y"], add_intercept=True)
+    with pytest.raises(ValueError, match="the residuals are zero"):
+        audit(X, 3 * X[:, 0] - X[:, 1] + 2, 0, add_intercept=True)
+    with pytest.raises(ValueError, match="the residuals are zero"):
+        audit(X, np.zeros(40), 0, add_intercept=True)
+
+
+def test_certify_refuses_an_exact_fit_that_the_candidate_finders_accept(rng):
+    from ols_certify import certify, kzc21
+
+    X = np.column_stack([np.ones(30), rng.normal(size=30)])
+    y = 2 * X[:, 1] - 1
+    with pytest.raises(ValueError, match="the residuals are zero"):
+        certify(X, y, 1)
+    assert kzc21(X, y, 1, 3).k is None  # no removal moves an exact fit

@@ -125,3 +125,25 @@ def test_a_crash_while_writing_leaves_no_half_written_file(tmp_path: Path):
 def test_write_results_refuses_unsafe_figure_names(tmp_path: Path):
     with pytest.raises(ValueError, match="figure name"):
         write_results(tmp_path, _record(Report(metrics={}, claims=[_claim(0, 0)])), {"../x": _figure()})
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_claim_constructors_refuse_non_finite_bounds(bad):
+    with pytest.raises(ValueError, match="bound must be a finite number"):
+        Claim.at_least("a", "s", "q", 1.0, bad)
+    with pytest.raises(ValueError, match="bound must be a finite number"):
+        Claim.at_most("a", "s", "q", 1.0, bad)
+    with pytest.raises(ValueError, match="low must be a finite number"):
+        Claim.between("a", "s", "q", 1.0, bad, 2.0)
+    with pytest.raises(ValueError, match="high must be a finite number"):
+        Claim.between("a", "s", "q", 1.0, 0.0, bad)
+    with pytest.raises(ValueError, match="'a': high must be a finite number"):
+        Claim("a", "s", "q", 1.0, None, bad)
+
+
+def test_claim_bounds_must_be_numbers():
+    with pytest.raises(TypeError, match=r"bound must be a finite number, got '0.5' \(str\)"):
+        Claim.at_least("a", "s", "q", 1.0, "0.5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"low must be a finite number, got True \(bool\)"):
+        Claim("a", "s", "q", 1.0, True)
+    assert Claim.at_least("a", "s", "q", 1.0, np.float32(0.5)).low == 0.5

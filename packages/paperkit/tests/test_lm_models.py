@@ -109,3 +109,35 @@ def test_tiny_causal_lm_rejects_bad_arguments(tok) -> None:
     no_pad = transformers.PreTrainedTokenizerFast(tokenizer_object=tok.backend_tokenizer, bos_token="<bos>")
     with pytest.raises(ValueError, match="no eos_token, pad_token"):
         tiny_causal_lm(no_pad)
+
+
+def test_every_api_refuses_an_unavailable_device_naming_it(tok, tmp_path: Path) -> None:
+    from paperkit.lm import (
+        HFChatModel,
+        TrainConfig,
+        encode_prompt_response,
+        generate,
+        generate_completions,
+        train_causal_lm,
+    )
+    from paperkit.runtime import DeviceError
+
+    model = tiny_causal_lm(tok, seed=0, **SMALL)
+    save_model(model, tok, tmp_path / "m")
+    calls = {
+        "tiny_causal_lm": lambda d: tiny_causal_lm(tok, seed=0, device=d, **SMALL),
+        "load_model": lambda d: load_model(tmp_path / "m", device=d),
+        "encode_prompt_response": lambda d: encode_prompt_response(tok, ["a"], ["b"], max_length=8, device=d),
+        "generate": lambda d: generate(model, tok, ["a"], max_new_tokens=2, device=d),
+        "generate_completions": lambda d: generate_completions(model, tok, ["a"], max_new_tokens=2, device=d),
+        "train_causal_lm": lambda d: train_causal_lm(
+            model, tok, ["a"], ["b"], TrainConfig(steps=1, batch_size=1), max_length=8, device=d
+        ),
+    }
+    bad = ["tpu", "cuda:99"] if torch.cuda.is_available() else ["cuda", "cuda:1", "tpu"]
+    for name, call in calls.items():
+        for device in bad:
+            with pytest.raises(DeviceError, match=f"{device}") as err:
+                call(device)
+            assert "device" in str(err.value), (name, str(err.value))
+    assert isinstance(HFChatModel(model, tok).complete([{"role": "user", "content": "a"}], max_tokens=1), str)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -318,3 +321,166 @@ def test_chat_models_validate_messages(lm: tuple[Any, Any]) -> None:
     with pytest.raises(TypeError, match="template must be a ChatTemplate or a callable"):
         HFChatModel(model, tok, template="User:")  # type: ignore[arg-type]
     assert ChatTemplate().render(CONVERSATIONS[1]) == "System: be brief\nUser: what is this?\nAssistant: "
+
+
+# --- hostile input, work caps, connection and time bounds --------------------------------------------------
+
+CHAT = b'{"model": "tiny", "messages": [{"role": "user", "content": "hi"}]'
+HOSTILE = [
+    ("a 5000-digit integer", CHAT + b', "max_tokens": ' + b"9" * 5000 + b"}", "cannot be read"),
+    ("JSON nested 100k deep", CHAT + b', "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "deeper than 64"),
+    ("JSON nested 65 deep", CHAT + b', "x": ' + b"[" * 65 + b"]" * 65 + b"}", "deeper than 64"),
+    ("a lone surrogate", CHAT + b', "x": "\\ud800"}', "lone UTF-16 surrogate"),
+    ("a lone surrogate key", CHAT + b', "\\udfff": 1}', "lone UTF-16 surrogate"),
+    (
+        "a lone surrogate in content",
+        b'{"model": "tiny", "messages": [{"role": "user", "content": "a\\ud83d"}]}',
+        "lone UTF-16 surrogate",
+    ),
+    ("NaN", CHAT + b', "temperature": NaN}', "NaN is not a JSON number"),
+    ("-Infinity", CHAT + b', "temperature": -Infinity}', "-Infinity is not a JSON number"),
+    ("1e999", CHAT + b', "temperature": 1e999}', "'temperature' must be between"),
+    ("seed 2**64", CHAT + b', "seed": 18446744073709551616}', "'seed' must be between"),
+    ("a 300-character stop", CHAT + b', "stop": "' + b"x" * 300 + b'"}', "at most 256 characters"),
+    ("a float max_tokens", CHAT + b', "max_tokens": 2.5}', "must be an integer"),
+    ("a UTF-16 BOM before UTF-8 text", "\ufeff".encode("utf-16-le") + CHAT + b"}", "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_hostile_bodies_get_400_not_500(server: Any, body: bytes, fragment: str) -> None:
+    got, payload = raw(server, "POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    assert got == 400, payload
+    assert_openai_error(payload)
+    assert fragment in payload["error"]["message"]
+    assert raw(server, "GET", "/health")[0] == 200  # and it keeps answering
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "code", "fragment"),
+    [
+        ({"prompt": ["a"] * 65, "max_tokens": 1}, "prompt", "prompts_cap", "(cap: prompts)"),
+        (
+            {"prompt": ["a"] * 64, "n": 16, "max_tokens": 20},
+            "max_tokens",
+            "completion_tokens_cap",
+            "64 prompt(s) x n=16 x max_tokens=20 = 20480 completion tokens; at most 16384",
+        ),
+        ({"prompt": ["ab" * 40] * 64, "n": 16}, "prompt", "prompt_tokens_cap", "(cap: prompt tokens)"),
+    ],
+)
+def test_work_per_request_is_capped_and_the_refusal_names_the_cap(
+    server: Any, body: dict[str, Any], param: str, code: str, fragment: str
+) -> None:
+    got, payload = raw(server, "POST", "/v1/completions", json.dumps({"model": "tiny", **body}).encode())
+    assert got == 400, payload
+    assert payload["error"]["param"] == param and payload["error"]["code"] == code
+    assert fragment in payload["error"]["message"]
+
+
+def test_a_5000_digit_content_length_is_400(server: Any) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n")
+        assert read_until_closed(s).startswith("HTTP/1.1 400")
+
+
+@pytest.fixture
+def strict(lm: tuple[Any, Any]) -> Iterator[Any]:
+    model, tok = lm
+    with serve(model, tok, model_name="tiny", max_connections=4, request_timeout=1.0) as srv:
+        yield srv
+
+
+def test_open_connections_are_bounded_and_idle_ones_time_out(strict: Any) -> None:
+    before = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", strict.port), timeout=10) for _ in range(4)]
+    try:
+        deadline = time.monotonic() + 10
+        while strict.open_connections < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the server has accepted all four
+        extra = [socket.create_connection(("127.0.0.1", strict.port), timeout=10) for _ in range(12)]
+        replies = [read_until_closed(s) for s in extra]
+        for s in extra:
+            s.close()
+        assert all(r.startswith("HTTP/1.1 503") and "too_many_connections" in r for r in replies), replies
+        assert strict.open_connections == 4
+        assert threading.active_count() <= before + 4  # one thread per served connection, none per refusal
+        t0 = time.monotonic()
+        assert [s.recv(1) for s in idle] == [b""] * 4  # closed by the server at its 1 s request timeout
+        assert time.monotonic() - t0 < 6  # 1 s and the poll loop's tick, with room for a loaded machine
+    finally:
+        for s in idle:
+            s.close()
+    assert raw(strict, "GET", "/health")[0] == 200
+
+
+@pytest.mark.parametrize("part", ["headers", "body"])
+def test_a_client_trickling_its_request_is_cut_off_at_the_request_timeout(strict: Any, part: str) -> None:
+    head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n"
+    with socket.create_connection(("127.0.0.1", strict.port), timeout=10) as s:
+        t0 = time.monotonic()
+        if part == "body":
+            s.sendall(head + b"\r\n")
+        reply = b""
+        for _ in range(100):  # a byte every 0.1 s: each recv alone would never time out
+            try:
+                s.sendall(b"X")
+            except OSError:
+                break
+            time.sleep(0.1)
+            s.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                reply += s.recv(65536)
+            s.setblocking(True)
+            if reply:
+                break
+        elapsed = time.monotonic() - t0
+    assert reply.startswith(b"HTTP/1.1 408") and b"request_timeout" in reply, reply[:200]
+    assert elapsed < 6  # cut off at the 1 s deadline (plus a loaded machine's delays), not at 10 s
+    assert raw(strict, "GET", "/health")[0] == 200
+
+
+@pytest.mark.slow
+def test_load_on_loopback_records_latency_percentiles(
+    server: Any, record_property: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """400 requests (health, models, chat of 8 tokens) from 8 client threads on 127.0.0.1, while 8 idle
+    connections sit open; stops after 400 requests or 120 s, whichever is first."""
+    import concurrent.futures as cf
+
+    total, threads, budget_s = 400, 8, 120.0
+    chat = json.dumps({**GOOD, "max_tokens": 8, "temperature": 0}).encode()
+    kinds = [("GET", "/health", None), ("GET", "/v1/models", None), ("POST", "/v1/chat/completions", chat)]
+    stop_at = time.monotonic() + budget_s
+
+    def one(i: int) -> tuple[str, int, float]:
+        if time.monotonic() > stop_at:
+            return "skipped", 0, 0.0
+        method, path, body = kinds[i % len(kinds)]
+        t0 = time.perf_counter()
+        status, _ = raw(server, method, path, body)
+        return path, status, time.perf_counter() - t0
+
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(8)]
+    try:
+        with cf.ThreadPoolExecutor(threads) as pool:
+            done = [r for r in pool.map(one, range(total)) if r[0] != "skipped"]
+    finally:
+        for s in idle:
+            s.close()
+    assert len(done) >= total // 2, f"only {len(done)} requests within {budget_s} s"
+    assert all(status == 200 for _, status, _ in done), sorted({s for _, s, _ in done})
+    lat = np.array([t for _, _, t in done]) * 1000
+    chat_lat = np.array([t for p, _, t in done if p.endswith("completions")]) * 1000
+    stats = {
+        "requests": len(done),
+        "p50_ms": float(np.percentile(lat, 50)),
+        "p99_ms": float(np.percentile(lat, 99)),
+        "chat_p50_ms": float(np.percentile(chat_lat, 50)),
+        "chat_p99_ms": float(np.percentile(chat_lat, 99)),
+    }
+    for key, value in stats.items():
+        record_property(key, value)
+    with capsys.disabled():
+        print("\nload test:", ", ".join(f"{k} {v:.1f}" for k, v in stats.items()))
+    assert stats["p99_ms"] < 10_000

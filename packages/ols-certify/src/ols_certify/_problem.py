@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from ols_certify._validate import as_design, check_k_max, check_rank, coef_index, column_names
+from ols_certify._validate import (
+    as_design,
+    check_k_max,
+    check_not_response,
+    check_rank,
+    check_residuals,
+    coef_index,
+    column_names,
+)
 from ols_certify.ols import OLSFit, _fit
 from ols_certify.whiten import Whitened, whiten
 
@@ -30,12 +38,19 @@ class Problem:
         return float(self.fit.se[self.e])
 
 
-def prepare(X: Any, y: Any, coef: Any, names: Sequence[str] | None = None) -> Problem:
+def prepare(
+    X: Any, y: Any, coef: Any, names: Sequence[str] | None = None, *, conclusion: bool = False
+) -> Problem:
+    """The validated problem. With ``conclusion`` (certify, audit: the caller draws a conclusion about β_e)
+    an exact fit is refused too: its standard errors vanish and its β_e is rounding noise."""
     Xa, ya = as_design(X, y)
     nm = column_names(Xa.shape[1], names)
     e = coef_index(coef, Xa.shape[1], nm)
+    check_not_response(Xa, ya, nm)
     check_rank(Xa, nm)
     fit = _fit(Xa, ya, nm)
+    if conclusion:
+        check_residuals(fit.resid, ya)
     return Problem(Xa, ya, fit, e, whiten(Xa, fit.resid, e, float(fit.beta[e])))
 
 

@@ -51,6 +51,33 @@ def as_design(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return Xa, ya
 
 
+#: Residuals whose norm is below this fraction of ‖y‖ count as zero: y is then (to float64 rounding) a linear
+#: combination of X's columns, the standard errors are zero or rounding noise, and β_e's "conclusion" (e.g.
+#: a sign of -1.8e-16) is not one the data support, so there is nothing to audit.
+RESID_TOL = 1e-10
+
+
+def check_not_response(X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> None:
+    """Raise ValueError naming a column of X (n, d) that equals y (n,): the design contains the response."""
+    same = np.nonzero(np.all(y[:, None] == X, axis=0))[0]
+    if same.size:
+        j = int(same[0])
+        raise ValueError(
+            f"X column {names[j]!r} (index {j}) equals y: the design contains the response, which it then "
+            "fits exactly; remove that column"
+        )
+
+
+def check_residuals(resid: np.ndarray, y: np.ndarray) -> None:
+    """Raise ValueError when the residuals (n,) are zero relative to y: a perfect fit has nothing to audit."""
+    scale = float(np.linalg.norm(y))
+    if float(np.linalg.norm(resid)) <= RESID_TOL * scale or scale == 0:
+        raise ValueError(
+            "the residuals are zero: y is an exact linear combination of X's columns (or all zero), so the "
+            "standard errors vanish and no conclusion about a coefficient can be audited"
+        )
+
+
 def check_rank(X: np.ndarray, names: Sequence[str]) -> None:
     """Raise ValueError naming the collinear columns when X (n, d) is (numerically) rank-deficient."""
     norms = np.linalg.norm(X, axis=0)

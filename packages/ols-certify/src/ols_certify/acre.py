@@ -212,7 +212,7 @@ def certify(
         cert = certify(X, y, coef=1, threshold=("se", 2))
         cert.k_lb  # no set of fewer samples moves β_1 by 2 standard errors toward zero
     """
-    p = prepare(X, y, coef, names)
+    p = prepare(X, y, coef, names, conclusion=True)
     return certificate_from_problem(p, threshold, resolve_k_max(k_max, p.n), spectral=spectral, block=block)
 
 

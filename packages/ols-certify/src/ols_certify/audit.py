@@ -200,7 +200,7 @@ def audit(
         Xa, _ = as_design(X, y)  # validated before the intercept is prepended
         nm = ["const", *column_names(Xa.shape[1], nm)]
         Xa = np.column_stack([np.ones(Xa.shape[0]), Xa])
-    p = prepare(Xa, y, coef, nm)
+    p = prepare(Xa, y, coef, nm, conclusion=True)
     k = resolve_k_max(k_max, p.n)
     cert = certificate_from_problem(p, threshold, k, block=block)
     fh = freund_hopkins_problem(p, k, cert.tau) if freund_hopkins else None

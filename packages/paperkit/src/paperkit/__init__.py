@@ -2,7 +2,7 @@
 
 - :class:`Claim` and :class:`Report`: a paper's claims checked on our run, and what ``reproduce`` returns.
 - :class:`Experiment` and :func:`reproduce_main`: the ``<pkg> reproduce`` command frame.
-- :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
+- :func:`write_results` / :class:`ResultsFolder`: results.json, results.md and PNG plots, written as one set.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
 - :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
@@ -15,7 +15,15 @@ from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
 from paperkit.exports import lazy_exports, public_api, public_table
 from paperkit.progress import track
-from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
+from paperkit.results import (
+    OutputFolderError,
+    Report,
+    ResultsFolder,
+    atomic_write_bytes,
+    markdown_table,
+    results_markdown,
+    write_results,
+)
 from paperkit.runtime import (
     DIST_PREFIX,
     DeviceError,
@@ -51,7 +59,9 @@ __all__ = [
     "Claim",
     "DeviceError",
     "Experiment",
+    "OutputFolderError",
     "Report",
+    "ResultsFolder",
     "__version__",
     "atomic_write_bytes",
     "build_parser",

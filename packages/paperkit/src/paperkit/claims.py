@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from paperkit.validation import check_number
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -42,6 +44,10 @@ class Claim:
             raise ValueError("a claim needs a non-empty name, statement and quantity")
         if self.low is None and self.high is None:
             raise ValueError(f"claim {self.name!r}: give at least one of low/high, else it cannot fail")
+        for key in ("low", "high"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, _finite_bound(self.name, key, value))
         if self.low is not None and self.high is not None and self.low > self.high:
             raise ValueError(f"claim {self.name!r}: low={self.low} > high={self.high}")
         object.__setattr__(self, "observed", float(self.observed))
@@ -50,21 +56,23 @@ class Claim:
     def at_most(
         cls, name: str, statement: str, quantity: str, observed: float, bound: float, **kw: Any
     ) -> Claim:
-        """Passes when ``observed <= bound``."""
+        """Passes when ``observed <= bound``; a NaN or infinite ``bound`` is refused (ValueError)."""
+        bound = _finite_bound(name, "bound", bound)
         return cls(name, statement, quantity, observed, None, bound, **kw)
 
     @classmethod
     def at_least(
         cls, name: str, statement: str, quantity: str, observed: float, bound: float, **kw: Any
     ) -> Claim:
-        """Passes when ``observed >= bound``."""
+        """Passes when ``observed >= bound``; a NaN or infinite ``bound`` is refused (ValueError)."""
+        bound = _finite_bound(name, "bound", bound)
         return cls(name, statement, quantity, observed, bound, None, **kw)
 
     @classmethod
     def between(
         cls, name: str, statement: str, quantity: str, observed: float, low: float, high: float, **kw: Any
     ) -> Claim:
-        """Passes when ``low <= observed <= high``."""
+        """Passes when ``low <= observed <= high``; NaN or infinite bounds are refused (ValueError)."""
         return cls(name, statement, quantity, observed, low, high, **kw)
 
     @property
@@ -98,6 +106,12 @@ class Claim:
             "details": {k: _json_float(float(v)) for k, v in self.details.items()},
             "note": self.note,
         }
+
+
+def _finite_bound(claim: str, key: str, value: Any) -> float:
+    # A NaN bound makes every comparison False, so the claim would pass whatever was observed; an infinite
+    # one is an open end, which is spelled None. Both are refused with the bound's name.
+    return check_number(value, f"claim {claim!r}: {key}")
 
 
 def _json_float(x: float) -> float | str:

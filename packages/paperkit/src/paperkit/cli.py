@@ -12,6 +12,7 @@ A package describes its experiment once (:class:`Experiment`, usually ``Experime
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import importlib
 import sys
@@ -22,8 +23,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from paperkit.results import Report, results_markdown, results_record, write_results
-from paperkit.runtime import DeviceError, distribution, resolve_device, seed_everything
+from paperkit.results import (
+    OutputFolderError,
+    Report,
+    ResultsFolder,
+    results_markdown,
+    results_record,
+)
+from paperkit.runtime import MAX_SEED, DeviceError, distribution, resolve_device, seed_everything
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -100,10 +107,20 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--seed must be a non-negative integer, got {text[:40]!r}"
+        ) from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer in [0, 2**63 - 1], got {text[:40]}")
     return value
+
+
+def _out(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("--out must be a folder path, got an empty string")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("--out must not contain a NUL character")
+    return Path(text)
 
 
 def build_parser(exp: Experiment) -> argparse.ArgumentParser:
@@ -134,17 +151,46 @@ def build_parser(exp: Experiment) -> argparse.ArgumentParser:
         choices=["auto", "cpu", "cuda"],
         help="where to compute (default auto: cuda when supported and present)",
     )
-    rep.add_argument("--out", type=Path, default=None, help=f"output folder (default results/{exp.package}/)")
+    rep.add_argument("--out", type=_out, default=None, help=f"output folder (default results/{exp.package}/)")
     rep.add_argument("--check", action="store_true", help="exit 1 when any claim fails")
     return parser
+
+
+@dataclass
+class _Progress:
+    """How far a run got, for the line printed when it is interrupted."""
+
+    folder: ResultsFolder | None = None
 
 
 def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the experiment, write results, print the claims. Returns the exit code.
 
+    ``--out`` is checked and locked before the run (see :class:`paperkit.results.ResultsFolder`); the
+    claims table is printed before the files are written, so a failed write loses no numbers.
+
     Exit codes: 0 done (and, with ``--check``, every claim passed); 1 a claim failed under ``--check``;
-    2 bad arguments or an unavailable device; 130 interrupted.
+    2 bad arguments, an unavailable device or an unusable ``--out`` (a file, not writable, held by another
+    run); 3 the results could not be written (the previous ones are intact); 130 interrupted (Ctrl-C).
+    Each failure is one line on stderr.
     """
+    progress = _Progress()
+    try:
+        return _reproduce(exp, argv, progress)
+    except KeyboardInterrupt:
+        folder = progress.folder
+        if folder is not None and folder.written:
+            what = f"the results were written in full to {folder.path}"
+        elif folder is not None:
+            what = f"nothing was written; {folder.path} is as it was"
+        else:
+            what = "nothing was written"
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"{exp.package}: interrupted; {what}\n")
+        return 130
+
+
+def _reproduce(exp: Experiment, argv: Sequence[str] | None, progress: _Progress) -> int:
     parser = build_parser(exp)
     args = parser.parse_args(argv)
     if args.command is None:
@@ -153,31 +199,37 @@ def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
         device = resolve_device(args.device, exp.devices)
     except DeviceError as e:
         parser.exit(2, f"{exp.package}: error: {e}\n")
-    scale = "smoke" if args.smoke else "quick" if args.quick else "full"
-    config = {"smoke": exp.smoke, "quick": exp.quick, "full": exp.full}[scale]()
     out_dir = args.out if args.out is not None else Path("results") / exp.package
-    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
-    seed_everything(args.seed)
     try:
+        folder = ResultsFolder.open(out_dir)
+    except OutputFolderError as e:
+        parser.exit(2, f"{exp.package}: error: --out: {e}\n")
+    progress.folder = folder
+    with folder:
+        scale = "smoke" if args.smoke else "quick" if args.quick else "full"
+        config = {"smoke": exp.smoke, "quick": exp.quick, "full": exp.full}[scale]()
+        started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        t0 = time.perf_counter()
+        seed_everything(args.seed)
         report = exp.run(config, seed=args.seed, device=device)
         wall = time.perf_counter() - t0
         figures = dict(exp.plots(report)) if exp.plots is not None else {}
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{exp.package}: interrupted; nothing was written\n")
-        return 130
-    record = results_record(
-        report,
-        package=exp.package,
-        scale=scale,
-        config=config,
-        seed=args.seed,
-        device=device,
-        wall_time_s=wall,
-        started_at=started,
-    )
-    written = write_results(out_dir, record, figures)
-    sys.stdout.write(results_markdown(record, [p.name for p in written if p.suffix == ".png"]))
+        record = results_record(
+            report,
+            package=exp.package,
+            scale=scale,
+            config=config,
+            seed=args.seed,
+            device=device,
+            wall_time_s=wall,
+            started_at=started,
+        )
+        sys.stdout.write(results_markdown(record, [f"{name}.png" for name in figures]))
+        try:
+            written = folder.write(record, figures)
+        except OutputFolderError as e:
+            sys.stderr.write(f"{exp.package}: error: {e}\n")
+            return 3
     sys.stdout.write(f"\nwrote {', '.join(str(p) for p in written)}\n")
     if args.check and not report.passed:
         failed = ", ".join(c.name for c in report.claims if not c.passed)

@@ -12,6 +12,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from paperkit.validation import SEED_MAX, check_seed
+
 #: Every distribution of this repository is published under this prefix: the bare names (paperkit, genre,
 #: tinymem, ...) belong to unrelated projects on PyPI, and depending on them would let a stranger's code in.
 DIST_PREFIX = "iclr25-"
@@ -27,6 +29,10 @@ def distribution(package: str) -> str:
     return package if package.startswith(DIST_PREFIX) else DIST_PREFIX + package
 
 
+#: The largest seed a run may ask for (paperkit.validation.SEED_MAX).
+MAX_SEED = SEED_MAX
+
+
 class DeviceError(ValueError):
     """A device was asked for that this machine or this package cannot provide."""
 
@@ -37,8 +43,11 @@ def seed_everything(seed: int) -> np.random.Generator:
     Library code should take the returned generator (or ``seed``) explicitly; the global seeds only
     tame third-party code that draws from global state.
     """
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, int) and seed.bit_length() > 64:  # too long to print (int_max_str_digits)
+        raise ValueError(
+            f"seed must be an integer in [0, 2**63 - 1], got an integer of {seed.bit_length()} bits"
+        )
+    seed = check_seed(seed)
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 - deliberately seeding the legacy global state
     if importlib.util.find_spec("torch") is not None:

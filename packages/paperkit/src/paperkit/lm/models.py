@@ -18,6 +18,8 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from paperkit.runtime import DeviceError
+
 ARCHS: tuple[str, ...] = ("gpt2", "llama")
 
 
@@ -46,12 +48,31 @@ def model_device(model: torch.nn.Module) -> torch.device:
     return next(model.parameters()).device
 
 
+def available_device(device: str | torch.device, name: str = "device") -> torch.device:
+    """``device`` as a ``torch.device``, refused with a DeviceError naming it when it is malformed or this
+    machine does not have it (torch's own error is a driver message far from the argument)."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as err:
+        raise DeviceError(f"unknown {name} {device!r}: expected e.g. 'cpu', 'cuda' or 'cuda:0'") from err
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise DeviceError(
+                f"{name}={str(device)!r} was asked for but no CUDA GPU is visible (torch.cuda.is_available() "
+                "is False); use 'cpu'"
+            )
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise DeviceError(
+                f"{name}={str(device)!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise DeviceError(f"{name}={str(device)!r} was asked for but MPS is not available here")
+    return dev
+
+
 def check_device(model: torch.nn.Module, device: str | torch.device) -> torch.device:
     """The model's device, after checking it is ``device`` (``"cuda"`` matches ``cuda:0``, etc.)."""
-    try:
-        want = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(f"unknown device {device!r}: expected e.g. 'cpu', 'cuda' or 'cuda:0'") from err
+    want = available_device(device)
     have = model_device(model)
     if have.type != want.type or (want.index is not None and have.index != want.index):
         raise ValueError(f"the model is on {have} but device={str(device)!r}; move it with model.to(device)")
@@ -99,6 +120,7 @@ def tiny_causal_lm(
         _positive_int(name, value)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    dev = available_device(device)
     if d_model % n_head:
         raise ValueError(f"d_model={d_model} must be divisible by n_head={n_head}")
     if arch == "llama" and (d_model // n_head) % 2:
@@ -139,7 +161,7 @@ def tiny_causal_lm(
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model: Any = cls(config)
-    model = model.to(device=torch.device(device), dtype=torch.float32)
+    model = model.to(device=dev, dtype=torch.float32)
     model.eval()
     return model
 
@@ -168,6 +190,7 @@ def load_model(
     Never touches the network (``local_files_only=True``). Returns ``(model, tokenizer)``, the model in
     eval mode on ``device``, in the dtype it was saved in.
     """
+    dev = available_device(device)
     folder = Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(f"no model folder at {str(folder)!r}")
@@ -175,6 +198,6 @@ def load_model(
         raise FileNotFoundError(f"{str(folder)!r} is not a model folder: it has no config.json")
     model: Any = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
     tokenizer: Any = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model = model.to(torch.device(device))
+    model = model.to(dev)
     model.eval()
     return model, tokenizer

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from paperkit.lm.models import special_ids
+from paperkit.lm.models import available_device, special_ids
 
 
 def _strings(name: str, values: Any) -> list[str]:
@@ -56,6 +56,7 @@ def encode_prompt_response(
     responses = _strings("responses", responses)
     if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 2:
         raise ValueError(f"max_length must be an int >= 2 (room for bos and eos), got {max_length!r}")
+    dev = available_device(device)
     if not prompts:
         raise ValueError("prompts and responses are empty: give at least one pair")
     if len(prompts) != len(responses):
@@ -78,7 +79,6 @@ def encode_prompt_response(
         ids[b, : len(row)] = torch.tensor(row, dtype=torch.long)
         attention[b, : len(row)] = 1
         response[b, 1 + len(p) : len(row)] = True
-    dev = torch.device(device)
     return {"input_ids": ids.to(dev), "attention_mask": attention.to(dev), "response_mask": response.to(dev)}
 
 

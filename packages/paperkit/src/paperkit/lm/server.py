@@ -3,12 +3,24 @@
 Endpoints (non-streaming): ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``,
 ``POST /v1/completions``, and ``GET /health`` (no key needed). With an API key, every ``/v1`` request must
 carry ``Authorization: Bearer <key>``, or it gets 401. Every error is JSON in OpenAI's shape,
-``{"error": {"message", "type", "param", "code"}}``, with a 4xx status for a bad request (bad JSON, a missing
-or mistyped field, an unknown model, ``stream: true``, an unsupported option) and 500 if generation
-itself fails; the server never answers with HTML and never waits forever on a client (30 s socket timeout).
+``{"error": {"message", "type", "param", "code"}}``, with a 4xx status for a bad request (bad JSON, a number
+JSON or Python cannot hold, JSON nested deeper than 64 levels, a lone UTF-16 surrogate, NaN/Infinity, a
+missing or mistyped field, an unknown model, ``stream: true``, an unsupported option, a request over a work
+cap) and 500 only if generation itself fails; the server never answers with HTML.
+
+Limits (each refusal says which limit it hit):
+- a request body of at most 4 MiB; at most 64 prompts, ``n`` up to 16, 16 stop strings of 256 characters;
+- work per request: ``prompts x n x max_tokens`` at most 16384 completion tokens (code
+  ``completion_tokens_cap``) and ``n x`` the prompts' tokens at most 65536 (``prompt_tokens_cap``); a chat
+  request without ``max_tokens`` gets what is left of the context, cut to that cap;
+- at most 32 open connections (``max_connections``): one more is answered 503 at once and closed, so idle
+  or slow clients cannot grow the server's threads;
+- 30 s (``request_timeout``) for a client to send a whole request, counted from the first byte waited
+  for: a client trickling headers is cut off then (408 if its body was still arriving), and an idle
+  keep-alive connection is closed after 30 s.
 
 Sampling: ``temperature`` defaults to 1 as in OpenAI's API (send 0 for greedy); ``seed`` makes a sampled
-request reproducible; without one, seeds come from the server's own seeded stream. ``n`` up to 16.
+request reproducible; without one, seeds come from the server's own seeded stream.
 Generation is serialised by a lock: requests are answered one at a time.
 """
 
@@ -17,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
+import math
 import socket
 import socketserver
 import threading
@@ -37,7 +50,15 @@ from paperkit.lm.generation import Completion, context_length, prompt_ids
 MAX_BODY_BYTES = 4 * 2**20
 MAX_N = 16
 MAX_STOP = 16
-SOCKET_TIMEOUT_S = 30.0
+MAX_STOP_CHARS = 256
+MAX_PROMPTS = 64
+MAX_JSON_DEPTH = 64
+#: Work caps per request (tokens). At ~16k tokens/s for the tiny models, either cap holds the generation
+#: lock for about a second; a request over them is refused, not queued.
+MAX_COMPLETION_TOKENS = 16384
+MAX_PROMPT_TOKENS = 65536
+MAX_CONNECTIONS = 32
+REQUEST_TIMEOUT_S = 30.0
 DEFAULT_MAX_TOKENS = 256  # a chat request without max_tokens, on a model without a stated context length
 
 
@@ -98,6 +119,13 @@ def _stop(body: dict[str, Any]) -> list[str]:
         )
     if len(value) > MAX_STOP:
         raise _Error(400, f"'stop' may hold at most {MAX_STOP} strings", param="stop", code="invalid_value")
+    if max(map(len, value)) > MAX_STOP_CHARS:
+        raise _Error(
+            400,
+            f"each 'stop' string may be at most {MAX_STOP_CHARS} characters",
+            param="stop",
+            code="invalid_value",
+        )
     return value
 
 
@@ -181,7 +209,56 @@ def _prompts(body: dict[str, Any]) -> list[str]:
             param="prompt",
             code="invalid_type",
         )
+    if len(prompts) > MAX_PROMPTS:
+        raise _Error(
+            400,
+            f"'prompt' holds {len(prompts)} prompts; at most {MAX_PROMPTS} per request (cap: prompts)",
+            param="prompt",
+            code="prompts_cap",
+        )
     return prompts
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Error(400, f"the request body is not valid JSON: {name} is not a JSON number")
+
+
+def _depth_ok(data: bytes, limit: int) -> bool:
+    """True when no JSON array/object in ``data`` nests deeper than ``limit`` (brackets inside strings may
+    over-count, which only refuses a pathological body earlier). Checked before parsing: the parser's own
+    recursion limit would otherwise be the bound, with a RecursionError."""
+    depth = 0
+    for byte in data.translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            return False
+    return True
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def parse_body(data: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or _Error(400) saying what is wrong with it."""
+    if not _depth_ok(data, MAX_JSON_DEPTH):
+        raise _Error(400, f"the request body nests JSON deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        body = json.loads(data, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise _Error(400, f"the request body is not valid JSON: {err}") from None
+    except RecursionError:
+        raise _Error(400, f"the request body nests JSON deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as err:  # an integer of more than 4300 digits (Python's int_max_str_digits)
+        raise _Error(400, f"the request body holds a number that cannot be read: {str(err)[:120]}") from None
+    if not isinstance(body, dict):
+        raise _Error(400, "the request body must be a JSON object")
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Error(
+            400, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text"
+        ) from None
+    return body
 
 
 @dataclass(frozen=True)
@@ -247,6 +324,14 @@ class _Backend:
 
     def run(self, prompts: list[str], s: _Sampling, prompt_param: str) -> list[Completion]:
         lengths = [len(ids) for ids in prompt_ids(self.chat.tokenizer, prompts)]
+        if s.n * sum(lengths) > MAX_PROMPT_TOKENS:
+            raise _Error(
+                400,
+                f"this request's prompts take {sum(lengths)} tokens x n={s.n} = {s.n * sum(lengths)}; "
+                f"at most {MAX_PROMPT_TOKENS} per request (cap: prompt tokens)",
+                param=prompt_param,
+                code="prompt_tokens_cap",
+            )
         max_tokens = s.max_tokens
         if self.limit is not None:
             room = self.limit - max(lengths)
@@ -258,9 +343,19 @@ class _Backend:
                     param="max_tokens" if room >= 1 else prompt_param,
                     code="context_length_exceeded",
                 )
-            max_tokens = room if max_tokens is None else max_tokens
-        if max_tokens is None:  # a model that does not state its context length
-            max_tokens = DEFAULT_MAX_TOKENS
+        per_token = len(prompts) * s.n
+        if max_tokens is None:  # the default: what the context leaves, within the work cap
+            room = DEFAULT_MAX_TOKENS if self.limit is None else self.limit - max(lengths)
+            max_tokens = max(1, min(room, MAX_COMPLETION_TOKENS // per_token))
+        if per_token * max_tokens > MAX_COMPLETION_TOKENS:
+            raise _Error(
+                400,
+                f"this request asks for {len(prompts)} prompt(s) x n={s.n} x max_tokens={max_tokens} = "
+                f"{per_token * max_tokens} completion tokens; at most {MAX_COMPLETION_TOKENS} per request "
+                "(cap: completion tokens)",
+                param="max_tokens",
+                code="completion_tokens_cap",
+            )
         with self.lock:
             return self.chat.complete_prompts(
                 [p for p in prompts for _ in range(s.n)],
@@ -326,18 +421,42 @@ class _Backend:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "paperkit-lm"
-    timeout = SOCKET_TIMEOUT_S
     server: _HTTPServer
+    #: monotonic time by which the request being read must have arrived whole; None while it is answered.
+    #: The server's poll loop (``_HTTPServer.service_actions``) enforces it, so a client trickling bytes
+    #: cannot stretch it the way it stretches a per-recv socket timeout.
+    deadline: float | None = None
+    timed_out = False
 
     def setup(self) -> None:
         super().setup()
-        self.server.track(self.connection, True)
+        self.connection.settimeout(self.server.request_timeout)  # per socket operation: the write backstop
+        self.server.track(self, True)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.track(self.connection, False)
+            self.server.track(self, False)
+
+    def handle_one_request(self) -> None:
+        self.deadline = time.monotonic() + self.server.request_timeout
+        super().handle_one_request()
+
+    def late(self) -> _Error:
+        return _Error(
+            408,
+            f"the request did not arrive in full within {self.server.request_timeout:g} s",
+            code="request_timeout",
+        )
+
+    def check_deadline(self, *, arrived: bool) -> None:
+        """408 if the deadline passed; with ``arrived`` (the whole request is read) disarm it."""
+        if arrived:
+            self.deadline = None
+        if self.timed_out:
+            self.close_connection = True
+            raise self.late()
 
     def log_message(self, format: str, *args: Any) -> None:
         log = self.server.backend.log
@@ -360,10 +479,13 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # http.server's own errors (bad request line, unsupported method, ...) in OpenAI's JSON shape.
         self.close_connection = True
+        err = _Error(code, message or explain or "bad request")
+        if self.timed_out:  # a request line or headers cut off at the deadline
+            err = self.late()
         if self.request_version == "HTTP/0.9":  # an unparseable request line: still answer with a status line
             self.request_version = "HTTP/1.1"
         with contextlib.suppress(OSError):
-            self.send_json(code, _error_body(_Error(code, message or explain or "bad request")))
+            self.send_json(err.status, _error_body(err))
 
     def read_body(self) -> dict[str, Any]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -384,16 +506,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise _Error(413, f"request body over {MAX_BODY_BYTES} bytes")
         data = self.rfile.read(length)
+        self.check_deadline(arrived=True)
         if len(data) < length:
             self.close_connection = True
             raise _Error(400, "request body shorter than its Content-Length")
-        try:
-            body = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise _Error(400, f"the request body is not valid JSON: {err}") from None
-        if not isinstance(body, dict):
-            raise _Error(400, "the request body must be a JSON object")
-        return body
+        return parse_body(data)
 
     def authorise(self) -> None:
         key = self.server.backend.api_key
@@ -410,6 +527,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if method != "POST" and self.headers.get("Content-Length", "0").strip() != "0":
                 self.close_connection = True  # an unexpected body we do not read: do not reuse the connection
+            self.check_deadline(arrived=method != "POST")
             body = self.read_body() if method == "POST" else None
             if path == "/health" and method == "GET":
                 self.send_json(200, {"status": "ok"})
@@ -463,10 +581,20 @@ class _Handler(BaseHTTPRequestHandler):
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], backend: _Backend, family: socket.AddressFamily) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        backend: _Backend,
+        family: socket.AddressFamily,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        request_timeout: float = REQUEST_TIMEOUT_S,
+    ) -> None:
         self.address_family = family
         self.backend = backend
-        self._connections: set[socket.socket] = set()
+        self.max_connections, self.request_timeout = max_connections, request_timeout
+        self._handlers: set[_Handler] = set()
+        self._open = 0  # connections accepted and not yet finished (counted before their thread starts)
         self._conn_lock = threading.Lock()
         super().__init__(address, _Handler)
 
@@ -475,15 +603,73 @@ class _HTTPServer(ThreadingHTTPServer):
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
 
-    def track(self, conn: socket.socket, alive: bool) -> None:
+    @property
+    def open_connections(self) -> int:
         with self._conn_lock:
-            (self._connections.add if alive else self._connections.discard)(conn)
+            return self._open
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._conn_lock:
+            full = self._open >= self.max_connections
+            if not full:
+                self._open += 1
+        if full:
+            self._refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            with self._conn_lock:
+                self._open -= 1
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._conn_lock:
+                self._open -= 1
+
+    def _refuse(self, request: socket.socket) -> None:
+        # Answered from the accepting thread, without reading the request: no thread per refused client.
+        err = _Error(
+            503,
+            f"the server holds {self.max_connections} open connections, its limit; retry shortly",
+            code="too_many_connections",
+            kind="server_error",
+        )
+        data = json.dumps(_error_body(err)).encode()
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
+        )
+        with contextlib.suppress(OSError):
+            request.settimeout(1.0)
+            request.sendall(head.encode() + data)
+        self.shutdown_request(request)
+
+    def service_actions(self) -> None:
+        # Called by serve_forever every poll interval: cut off requests past their deadline. SHUT_RD ends the
+        # handler's blocked read (it sees end of input) and still lets it answer 408.
+        super().service_actions()
+        now = time.monotonic()
+        with self._conn_lock:
+            late = [h for h in self._handlers if h.deadline is not None and h.deadline < now]
+        for handler in late:
+            handler.timed_out = True
+            handler.deadline = None
+            with contextlib.suppress(OSError):
+                handler.connection.shutdown(socket.SHUT_RD)
+
+    def track(self, handler: _Handler, alive: bool) -> None:
+        with self._conn_lock:
+            (self._handlers.add if alive else self._handlers.discard)(handler)
 
     def drop_connections(self) -> None:
         with self._conn_lock:
-            for conn in list(self._connections):
+            for handler in list(self._handlers):
                 with contextlib.suppress(OSError):
-                    conn.shutdown(socket.SHUT_RDWR)
+                    handler.connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log = self.backend.log
@@ -493,7 +679,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class LMServer:
     """A running server (see :func:`serve`): ``.url`` (the API root, ending in ``/v1``), ``.host``,
-    ``.port``, ``.model_name``; ``.close()`` stops it; also a context manager."""
+    ``.port``, ``.model_name``, ``.open_connections``; ``.close()`` stops it; also a context manager."""
 
     def __init__(self, httpd: _HTTPServer, host: str, model_name: str) -> None:
         self._httpd = httpd
@@ -507,6 +693,11 @@ class LMServer:
         )
         self._closed = False
         self._thread.start()
+
+    @property
+    def open_connections(self) -> int:
+        """Connections accepted and not yet closed (at most ``max_connections``)."""
+        return self._httpd.open_connections
 
     def close(self) -> None:
         """Stop serving, close open connections and the socket; idempotent."""
@@ -545,6 +736,8 @@ def serve(
     seed: int = 0,
     allow_remote: bool = False,
     log: Callable[[str], None] | None = None,
+    max_connections: int = MAX_CONNECTIONS,
+    request_timeout: float = REQUEST_TIMEOUT_S,
 ) -> LMServer:
     """Serve ``model`` over an OpenAI-compatible HTTP API from a background thread; return at once.
 
@@ -556,6 +749,9 @@ def serve(
         template, seed: as for :class:`HFChatModel`; the chat endpoint renders messages with the template,
             so its greedy replies equal ``HFChatModel(model, tokenizer, template=template).complete(...)``.
         log: called with one line per request (and on errors); ``None`` logs nothing.
+        max_connections: open connections served at once; one more is answered 503 and closed.
+        request_timeout: seconds a client has to send a whole request (and an idle keep-alive connection
+            stays open); a late one is answered 408 and closed.
 
     Example::
 
@@ -574,7 +770,23 @@ def serve(
         raise ValueError("api_key must be None or a non-empty string")
     if not isinstance(model_name, str) or not model_name.strip():
         raise ValueError(f"model_name must be a non-empty string, got {model_name!r}")
+    if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
+        raise ValueError(f"max_connections must be a positive int, got {max_connections!r}")
+    if (
+        isinstance(request_timeout, bool)
+        or not isinstance(request_timeout, (int, float))
+        or not 0 < request_timeout < math.inf
+    ):
+        raise ValueError(
+            f"request_timeout must be a positive finite number of seconds, got {request_timeout!r}"
+        )
     chat = HFChatModel(model, tokenizer, template=template, seed=seed)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    httpd = _HTTPServer((host, port), _Backend(chat, model_name=model_name, api_key=api_key, log=log), family)
+    httpd = _HTTPServer(
+        (host, port),
+        _Backend(chat, model_name=model_name, api_key=api_key, log=log),
+        family,
+        max_connections=max_connections,
+        request_timeout=float(request_timeout),
+    )
     return LMServer(httpd, host, model_name)
