@@ -214,3 +214,16 @@ def test_check_matrix_pd_semidefinite() -> None:
         v.check_matrix_pd(psd, "Q")
     with pytest.raises(ValueError, match="positive semidefinite matrix, got smallest eigenvalue -5"):
         v.check_matrix_pd(-5 * np.eye(2), "Q", semi=True)
+
+
+def test_check_strings_takes_a_sequence_of_str_and_refuses_a_bare_str():
+    from paperkit import check_strings
+
+    assert check_strings(("a", "b"), "prompts") == ["a", "b"]
+    assert check_strings([], "stop") == []
+    with pytest.raises(TypeError, match="prompts must be a sequence of strings, got str"):
+        check_strings("abc", "prompts")
+    with pytest.raises(TypeError, match=r"prompts\[1\] must be a str, got int"):
+        check_strings(["a", 3], "prompts")
+    with pytest.raises(TypeError, match="stop must be a sequence of strings, got NoneType"):
+        check_strings(None, "stop")

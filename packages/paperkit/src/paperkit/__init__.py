@@ -46,6 +46,7 @@ from paperkit.validation import (
     check_positive,
     check_probability,
     check_seed,
+    check_strings,
 )
 
 try:
@@ -76,6 +77,7 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_seed",
+    "check_strings",
     "cuda_available",
     "distribution",
     "lazy_exports",

@@ -179,6 +179,16 @@ def check_instance(value: T, name: str, types: type | tuple[type, ...]) -> T:
     return value
 
 
+def check_strings(values: object, name: str) -> list[str]:
+    """A sequence of ``str`` (a bare ``str`` is refused: it would be read as its characters); a new list."""
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a sequence of strings, got {type(values).__name__}")
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")
+    return list(values)
+
+
 # ----------------------------------------------------------------------------------------------- arrays
 
 _KIND_WORDS = {"b": "bool", "i": "integer", "u": "unsigned integer", "f": "float", "c": "complex"}

@@ -11,7 +11,8 @@ import torch
 from transformers import PreTrainedTokenizerBase
 
 from paperkit.lm.models import check_device, special_ids
-from paperkit.lm.scoring import _strings, token_ids
+from paperkit.lm.scoring import token_ids
+from paperkit.validation import check_strings
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,10 @@ def generate_completions(
     device: str = "cpu",
 ) -> list[Completion]:
     """:func:`generate`, returning each completion with its finish reason and token counts."""
-    prompts = _strings("prompts", prompts)
+    prompts = check_strings(prompts, "prompts")
     if isinstance(stop, str):
         stop = [stop]
-    stop = _strings("stop", stop if stop is not None else ())
+    stop = check_strings(stop if stop is not None else (), "stop")
     if any(s == "" for s in stop):
         raise ValueError("stop strings must be non-empty")
     if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import torch
 from transformers import PreTrainedTokenizerBase
 
 from paperkit.lm.models import available_device, special_ids
-
-
-def _strings(name: str, values: Any) -> list[str]:
-    if isinstance(values, str) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be a sequence of strings, got {type(values).__name__}")
-    for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")
-    return list(values)
+from paperkit.validation import check_strings
 
 
 def token_ids(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> list[list[int]]:
@@ -52,8 +43,8 @@ def encode_prompt_response(
         ``response_mask``: (B, L) bool, True on the response tokens and the final eos (the tokens a
         preference loss scores). ``L`` is the longest row's length (<= ``max_length``).
     """
-    prompts = _strings("prompts", prompts)
-    responses = _strings("responses", responses)
+    prompts = check_strings(prompts, "prompts")
+    responses = check_strings(responses, "responses")
     if not isinstance(max_length, int) or isinstance(max_length, bool) or max_length < 2:
         raise ValueError(f"max_length must be an int >= 2 (room for bos and eos), got {max_length!r}")
     dev = available_device(device)
