@@ -29,7 +29,6 @@ from ols_certify.baselines import (
 )
 from ols_certify.ols import OLSFit, fit_ols, removal_effect
 from ols_certify.problem1 import brute_force_p1, spectral_bound, triangle_bound, triangle_bound_blocked
-from ols_certify.reproduce import Config
 from ols_certify.whiten import Whitened, whiten
 
 try:
@@ -43,7 +42,6 @@ __all__ = [
     "BruteForce",
     "Candidates",
     "Certificate",
-    "Config",
     "FreundHopkins",
     "OLSFit",
     "Whitened",

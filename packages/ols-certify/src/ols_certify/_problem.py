@@ -17,7 +17,7 @@ from ols_certify._validate import (
     coef_index,
     column_names,
 )
-from ols_certify.ols import OLSFit, _fit
+from ols_certify.ols import OLSFit, fit_kernel
 from ols_certify.whiten import Whitened, whiten
 
 
@@ -48,7 +48,7 @@ def prepare(
     e = coef_index(coef, Xa.shape[1], nm)
     check_not_response(Xa, ya, nm)
     check_rank(Xa, nm)
-    fit = _fit(Xa, ya, nm)
+    fit = fit_kernel(Xa, ya, nm)
     if conclusion:
         check_residuals(fit.resid, ya)
     return Problem(Xa, ya, fit, e, whiten(Xa, fit.resid, e, float(fit.beta[e])))

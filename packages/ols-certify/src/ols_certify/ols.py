@@ -42,7 +42,9 @@ class OLSFit:
     names: tuple[str, ...]
 
 
-def _fit(X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> OLSFit:
+def fit_kernel(X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> OLSFit:
+    """The OLS fit of already validated float64 ``X: (n, d)`` (full column rank, n > d) and ``y: (n,)``,
+    through a QR factorisation; :func:`fit_ols` is the validated entry point."""
     n, d = X.shape
     Q, R = np.linalg.qr(X)
     beta = np.linalg.solve(R, Q.T @ y)
@@ -72,7 +74,7 @@ def fit_ols(X: Any, y: Any, *, add_intercept: bool = False, names: Sequence[str]
         nm = ["const", *nm]
         Xa, ya = as_design(Xa, ya)
     check_rank(Xa, nm)
-    return _fit(Xa, ya, nm)
+    return fit_kernel(Xa, ya, nm)
 
 
 def removal_effect(X: Any, y: Any, coef: int, T: Any) -> float:
@@ -85,7 +87,7 @@ def removal_effect(X: Any, y: Any, coef: int, T: Any) -> float:
     nm = column_names(Xa.shape[1], None)
     check_rank(Xa, nm)
     e = coef_index(coef, Xa.shape[1], nm)
-    fit = _fit(Xa, ya, nm)
+    fit = fit_kernel(Xa, ya, nm)
     idx = np.unique(np.asarray(T, dtype=np.int64).ravel())
     if idx.size and (idx.min() < 0 or idx.max() >= fit.n):
         raise ValueError(f"T holds row indices outside [0, {fit.n})")
