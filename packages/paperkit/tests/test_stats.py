@@ -35,6 +35,7 @@ def test_paired_difference_has_the_variance_of_the_difference_not_of_each_method
     # Unpaired, the interval would be ~20x wider: pairing is what the CI uses.
     assert half < 0.2 * z * 10 * math.sqrt(2 / n)
     assert pd.a == "A" and pd.b == "B"
+    assert set(pd.details()) == {"mean_difference", "ci_low", "ci_high", "n"}  # units, not seeds
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])

@@ -197,15 +197,18 @@ class PairedDifference:
         return ok
 
     def details(self) -> dict[str, float]:
-        """Numbers for a claim's ``details``: the mean, CI ends and each seed's difference."""
+        """Numbers for a claim's ``details``: the mean, CI ends, and each seed's difference when the rows
+        are seeds (``seeds`` given); otherwise only the number of paired units ``n``."""
         out = {
             "mean_difference": self.interval.estimate,
             "ci_low": self.interval.low,
             "ci_high": self.interval.high,
-            "n_seeds": float(len(self.per_seed)),
         }
-        labels = self.seeds or tuple(range(len(self.per_seed)))
-        for s, v in zip(labels, self.per_seed, strict=True):
+        if not self.seeds:
+            out["n"] = float(len(self.per_seed))
+            return out
+        out["n_seeds"] = float(len(self.seeds))
+        for s, v in zip(self.seeds, self.per_seed, strict=True):
             out[f"seed{s}"] = float(v)
         return out
 
