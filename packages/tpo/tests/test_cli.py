@@ -21,7 +21,7 @@ class TestConformance(ConformanceSuite):
         proc, out = smoke_runs[0]
         assert proc.returncode == 0, proc.stderr
         record = json.loads((out / "results.json").read_text())
-        assert set(record["metrics"]["methods"]) == {"dpo", "tpo"}
+        assert set(record["metrics"]["methods"]) == {"dpo", "dpo_best_vs_worst", "tpo"}
         assert record["metrics"]["pair_check"]["abs_diff_lambda_off"] <= 1e-6
         assert "| tpo-equals-dpo-on-pairs |" in proc.stdout and (out / "methods.png").exists()
         assert record["tables"]["Methods (mean over seeds)"][0]["method"] == "SFT reference"
