@@ -134,6 +134,7 @@ def test_two_member_lists_tpo_equals_dpo_on_a_real_model(tok, trees, device):
     torch.testing.assert_close(pl, dpo, rtol=0, atol=1e-6)
 
 
+@pytest.mark.slow  # 50 training steps; README "Tests" says what it checks
 def test_training_raises_kendall_tau_on_its_trees(tok, trees, device):
     ref = tiny_causal_lm(tok, d_model=32, n_layer=1, n_head=2, max_positions=MAXLEN, seed=0, device=device)
     pol = copy.deepcopy(ref)
@@ -268,6 +269,7 @@ def test_bad_objectives_and_configs_are_refused(tok, trees, device):
 # ---------------------------------------------------------------- peer: TRL's DPOTrainer
 
 
+@pytest.mark.slow  # importing trl and datasets costs more CPU than the rest of this file
 def test_dpo_loss_matches_trl_dpo_trainer_on_the_same_batch(tok, trees, tmp_path):
     trl = pytest.importorskip("trl", reason="trl is in the 'bench' dependency group")
     datasets = pytest.importorskip("datasets")
