@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from shared_testing.conformance import ConformanceSuite
 
 
@@ -18,6 +19,26 @@ class TestConformance(ConformanceSuite):
         {"tpo-accuracy-above-dpo-best-vs-worst", "tpo-accuracy-above-sft", "tau-proxy-tpo-above-dpo"}
     )
 
+    # The battery's smoke-run checks import torch and transformers in a second interpreter and run the
+    # reproduction twice (tuning included): most of this package's test CPU time. They run under
+    # --run-slow (README "Tests"); test_reproduce.py checks the same wiring in-process by default.
+    @pytest.mark.slow
+    def test_smoke_run_writes_valid_results(
+        self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
+        super().test_smoke_run_writes_valid_results(smoke_runs)
+
+    @pytest.mark.slow
+    def test_same_seed_same_numbers(
+        self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
+        super().test_same_seed_same_numbers(smoke_runs)
+
+    @pytest.mark.slow
+    def test_cuda_without_gpu_is_a_clear_error(self, tmp_path: Path) -> None:
+        super().test_cuda_without_gpu_is_a_clear_error(tmp_path)
+
+    @pytest.mark.slow
     def test_smoke_results_carry_every_method_and_the_pair_check(
         self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
     ) -> None:
