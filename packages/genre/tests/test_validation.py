@@ -80,7 +80,7 @@ def test_fitted_objects_refuse_bad_arrays():
         MLPClassifier(epochs=1).fit(X, y[:-1])
     with pytest.raises(ValueError, match="both 0 and 1"):
         gold_model(X, np.ones(60, int))
-    with pytest.raises(ValueError, match="no candidates"):
+    with pytest.raises(ValueError, match=r"no positives to pair with: .* labelled 1 with h > 0\.99"):
         NNR(_h, require_valid=True, threshold=0.99).fit(X, np.zeros(60, int))
     with pytest.raises(ValueError, match="imm_mask must be a bool array"):
         GrowingSpheres(_h, imm_mask=[1, 0]).recourse(X[:2])

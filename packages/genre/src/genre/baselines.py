@@ -54,7 +54,7 @@ class NNR:
             keep &= as_proba(self.classifier)(X) > self.threshold
         if not keep.any():
             rule = f"labelled 1 with h > {self.threshold:g}" if self.require_valid else "labelled 1"
-            raise ValueError(f"no candidates: no training point is {rule}")
+            raise ValueError(f"no positives to pair with: no training point is {rule}")
         self.candidates_ = X[keep]
         self.n_features_in_ = X.shape[1]
         return self
