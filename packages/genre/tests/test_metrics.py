@@ -37,5 +37,6 @@ def test_cost_validity_and_evaluate_by_hand():
         "gold_validity",
         "gold_prob",
         "lof_inlier",
+        "valid_plausible",
         "immutable_violation",
     }

@@ -126,7 +126,11 @@ def test_never_positive_classifier_is_a_clear_error(toy):
         ({"cat_mask": np.array([True])}, ValueError, "cat_mask must have one entry per feature"),
         ({"imm_mask": np.array([1, 0])}, TypeError, "imm_mask must be a boolean array"),
         ({"encoder_label": "both"}, ValueError, "encoder_label must be one of"),
-        ({"inv_temp": 0.0}, ValueError, "inverse temperature|inv_temp must be > 0"),
+        (
+            {"inv_temp": 0.0},
+            ValueError,
+            r"inv_temp \(it multiplies the logits\) must be",
+        ),
         ({"k": 0}, ValueError, "k must be an int"),
     ],
 )

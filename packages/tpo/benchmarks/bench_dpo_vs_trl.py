@@ -24,7 +24,7 @@ import torch
 from paperkit.lm import char_tokenizer, tiny_causal_lm
 from tpo.arith import ALPHABET, make_tree, split_problems
 from tpo.logprobs import encode_lists
-from tpo.reproduce import _default_spec
+from tpo.reproduce.config import Config
 from tpo.trainer import DPOObjective, TPOObjective, preference_loss
 
 MAXLEN = 96
@@ -70,7 +70,7 @@ def main() -> None:
         for p in pol.parameters():
             p.add_(0.05 * torch.randn(p.shape, generator=gen))
     rng = np.random.default_rng(0)
-    problems = split_problems([args.lists], 0, _default_spec())[0]
+    problems = split_problems([args.lists], 0, Config().spec)[0]
     trees = [make_tree(p, rng, n_branches=8) for p in problems]  # up to N = 10
     pairs = [t.subset([t.best, int(np.argmin(t.scores))]) for t in trees]
     pair_batch = encode_lists(tok, pairs, max_length=MAXLEN)

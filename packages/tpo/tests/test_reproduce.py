@@ -1,4 +1,4 @@
-"""The reproduction: wiring of the claims to the core, configs, plots; the quick claims under --run-slow."""
+"""The reproduction: claims recomputed from the records, the tuning wiring, configs, plots."""
 
 from __future__ import annotations
 
@@ -6,34 +6,62 @@ import dataclasses
 
 import numpy as np
 import pytest
-from tpo.reproduce import METHODS, Config, plots, run
+from tpo.reproduce import METHODS, TUNED, Config, plots, report, run, run_records
+from tpo.reproduce.claims import table
 
 
 @pytest.fixture(scope="module")
-def smoke_report():
-    return run(Config.smoke(), seed=3)
+def smoke_records():
+    return run_records(dataclasses.replace(Config.smoke(), lrs=(1e-4, 3e-4)), seed=3)
 
 
-def test_smoke_report_has_the_claims_and_tables(smoke_report):
-    names = [c.name for c in smoke_report.claims]
-    assert names == ["tpo-equals-dpo-on-pairs", "tpo-ranks-better-than-dpo"]
-    pair = smoke_report.claims[0]
-    assert pair.observed <= 1e-6 and pair.passed  # an identity: holds at any scale
-    tau = smoke_report.claims[1]
-    runs = smoke_report.metrics["methods"]
-    gap = np.mean([r["tau_plain"] for r in runs["tpo"]["runs"]]) - np.mean(
-        [r["tau_plain"] for r in runs["dpo"]["runs"]]
+def test_smoke_claims_are_recomputed_from_the_records(smoke_records):
+    rec = smoke_records
+    rep = report(rec)
+    names = [c.name for c in rep.claims]
+    assert names == [
+        "tpo-equals-dpo-on-pairs",
+        "tpo-accuracy-above-dpo",
+        "tpo-accuracy-above-dpo-best-vs-worst",
+        "tpo-accuracy-above-sft",
+        "tau-proxy-tpo-above-dpo",
+    ]
+    claims = {c.name: c for c in rep.claims}
+    assert claims["tpo-equals-dpo-on-pairs"].passed  # an identity: holds at any scale
+    gap = table(rec, "tpo", "correct").mean() - table(rec, "dpo_best_vs_worst", "correct").mean()
+    c = claims["tpo-accuracy-above-dpo-best-vs-worst"]
+    assert c.details["mean_difference"] == pytest.approx(gap, abs=1e-12)
+    assert c.observed == c.details["ci_low"] <= gap + 1e-12
+    sft_gap = table(rec, "tpo", "correct").mean() - rec.reference.correct.mean()
+    assert claims["tpo-accuracy-above-sft"].details["mean_difference"] == pytest.approx(sft_gap, abs=1e-12)
+    assert claims["tpo-accuracy-above-dpo"].paper.startswith("Table 1")
+    assert claims["tau-proxy-tpo-above-dpo"].paper.startswith("ours")
+
+
+def test_every_tuned_method_sees_the_same_grid_and_its_choice_is_trained(smoke_records):
+    rec = smoke_records
+    grids = {m: t.grid for m, t in rec.tuning.items()}
+    assert (
+        set(grids) == set(TUNED)
+        and len({tuple(map(tuple, (c.items() for c in g))) for g in grids.values()}) == 1
     )
-    assert tau.observed == pytest.approx(gap, rel=1e-12)
-    table = smoke_report.tables["Methods (mean over seeds)"]
-    assert [row["method"] for row in table] == ["SFT reference", "dpo", "tpo"]
-    for m in ("dpo", "tpo"):
-        (r,) = runs[m]["runs"]
-        assert -1 <= r["tau_plain"] <= 1 and 0 <= r["accuracy"] <= 1
+    assert all(
+        t.fixed == {"steps": rec.config.po_steps, "lists_per_step": rec.config.po_batch}
+        for t in rec.tuning.values()
+    )
+    for m, t in rec.tuning.items():
+        (r,) = rec.runs[m]
+        assert (r.lr, r.beta) == (t.best["lr"], t.best["beta"])
+        assert t.best_score == max(t.scores)
+        assert r.correct.shape == (rec.config.n_test,) and set(np.unique(r.correct)) <= {0.0, 1.0}
 
 
-def test_plots_have_labelled_axes_and_legends(smoke_report):
-    figs = plots(smoke_report)
+def test_tables_and_plots(smoke_records):
+    rep = report(smoke_records)
+    rows = rep.tables["Methods (mean over seeds)"]
+    assert [row["method"] for row in rows] == ["SFT reference", *TUNED]
+    assert len(rep.tables["Tuning on dev (same grid and budget)"]) == 2 * len(TUNED)
+    figs = plots(rep)
     assert set(figs) == {"methods"}
     for ax in figs["methods"].axes:
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
@@ -43,9 +71,10 @@ def test_plots_have_labelled_axes_and_legends(smoke_report):
     ("change", "match"),
     [
         ({"methods": ("dpo", "sgd", "tpo")}, "unknown methods"),
-        ({"methods": ("dpo",)}, "must include"),
+        ({"methods": ("dpo", "tpo")}, "must include"),
         ({"n_seeds": 0}, "n_seeds"),
-        ({"beta": 0.0}, "beta"),
+        ({"betas": (0.0,)}, "betas"),
+        ({"lrs": ()}, "lrs"),
         ({"n_branches": 0}, "n_branches"),
     ],
 )
@@ -57,15 +86,13 @@ def test_config_refuses_bad_settings(change, match):
 def test_scales_and_method_registry():
     s, q, f = Config.smoke(), Config.quick(), Config.full()
     assert s.po_steps < q.po_steps < f.po_steps and q.n_seeds == 1 and f.n_seeds == 3
-    assert f.accuracy_claims and not q.accuracy_claims
-    assert set(f.methods) <= set(METHODS) and {"dpo", "tpo", "tpo_no_asr", "tpo_no_lambda"} <= set(f.methods)
-    # the margins are the frozen calibration values (README)
-    assert (f.tau_margin, f.acc_sft_margin, f.acc_dpo_margin) == (0.05, 0.03, 0.0)
+    assert len(f.lrs) * len(f.betas) == 9 and set(f.methods) <= set(METHODS)
+    assert {"tpo_no_asr", "tpo_no_lambda"} <= set(f.methods)
+    m = f.margins
+    assert (m.acc_gap_min, m.acc_sft_min, m.tau_gap_min) == (0.0, 0.0, 0.05)
 
 
 @pytest.mark.slow
 def test_quick_scale_reports_every_claim_with_numbers():
-    report = run(Config.quick(), seed=0)
-    assert {c.name for c in report.claims} == {"tpo-equals-dpo-on-pairs", "tpo-ranks-better-than-dpo"}
-    assert report.claims[0].passed
-    assert np.isfinite(report.claims[1].observed)
+    rep = run(Config.quick(), seed=0)
+    assert rep.claims[0].passed and all(np.isfinite(c.observed) for c in rep.claims)

@@ -22,7 +22,7 @@ from tpo.data import PreferenceList, split_steps
 from tpo.logprobs import encode_lists, policy_logprobs, response_step_ids, token_logratios
 from tpo.losses import adaptive_step_weights, best_index
 from tpo.metrics import mean_kendall_tau
-from tpo.reproduce import _default_spec
+from tpo.reproduce.config import Config
 from tpo.trainer import (
     DPOObjective,
     DPOPLObjective,
@@ -44,7 +44,7 @@ def tok():
 @pytest.fixture(scope="module")
 def trees():
     rng = np.random.default_rng(0)
-    return [make_tree(p, rng) for p in split_problems([20], 0, _default_spec())[0]]
+    return [make_tree(p, rng) for p in split_problems([20], 0, Config().spec)[0]]
 
 
 def _models(tok, device, seed=0, noise=0.05):
@@ -89,7 +89,7 @@ def test_list_batch_rows_are_paperkit_encodings_and_step_ids_follow_the_text(tok
 
 
 def test_step_ids_with_a_bpe_tokenizer_are_ordered_and_complete():
-    texts = [gold_solution(p) for p in split_problems([50], 1, _default_spec())[0]]
+    texts = [gold_solution(p) for p in split_problems([50], 1, Config().spec)[0]]
     bpe = train_bpe_tokenizer(texts, vocab_size=80)
     for text, ids in zip(texts, response_step_ids(bpe, texts), strict=True):
         n_steps = len(split_steps(text))
@@ -134,6 +134,7 @@ def test_two_member_lists_tpo_equals_dpo_on_a_real_model(tok, trees, device):
     torch.testing.assert_close(pl, dpo, rtol=0, atol=1e-6)
 
 
+@pytest.mark.slow  # 50 training steps; README "Tests" says what it checks
 def test_training_raises_kendall_tau_on_its_trees(tok, trees, device):
     ref = tiny_causal_lm(tok, d_model=32, n_layer=1, n_head=2, max_positions=MAXLEN, seed=0, device=device)
     pol = copy.deepcopy(ref)
@@ -268,6 +269,7 @@ def test_bad_objectives_and_configs_are_refused(tok, trees, device):
 # ---------------------------------------------------------------- peer: TRL's DPOTrainer
 
 
+@pytest.mark.slow  # importing trl and datasets costs more CPU than the rest of this file
 def test_dpo_loss_matches_trl_dpo_trainer_on_the_same_batch(tok, trees, tmp_path):
     trl = pytest.importorskip("trl", reason="trl is in the 'bench' dependency group")
     datasets = pytest.importorskip("datasets")
