@@ -21,24 +21,24 @@ NET = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
 @pytest.mark.parametrize(
     ("make", "fragment"),
     [
-        (lambda: GrowingSpheres(_h, n_samples=0), "n_samples must be an int >= 1"),
-        (lambda: GrowingSpheres(_h, step=0.0), "step must be a finite number in (0"),
-        (lambda: GrowingSpheres(_h, max_iter=-1), "max_iter must be an int >= 1"),
-        (lambda: GrowingSpheres(_h, seed=-3), "seed must be an int >= 0"),
-        (lambda: NNR(_h, p=0.5), "p must be a finite number in [1"),
+        (lambda: GrowingSpheres(_h, n_samples=0), "n_samples must be an integer >= 1"),
+        (lambda: GrowingSpheres(_h, step=0.0), "step must be a finite number > 0"),
+        (lambda: GrowingSpheres(_h, max_iter=-1), "max_iter must be an integer >= 1"),
+        (lambda: GrowingSpheres(_h, seed=-3), "seed must be an integer >= 0"),
+        (lambda: NNR(_h, p=0.5), "p must be a finite number >= 1"),
         (lambda: NNR(None, require_valid=True), "require_valid=True needs a classifier"),
-        (lambda: NNR(_h, require_valid=True, threshold=1.0), "threshold must be a finite number in [0, 1)"),
-        (lambda: Wachter(NET, lr=0.0), "lr must be a finite number in (0"),
-        (lambda: Wachter(NET, n_iter=0), "n_iter must be an int >= 1"),
+        (lambda: NNR(_h, require_valid=True, threshold=1.0), "threshold must be a finite number in [0.0, 1.0)"),
+        (lambda: Wachter(NET, lr=0.0), "lr must be a finite number > 0"),
+        (lambda: Wachter(NET, n_iter=0), "n_iter must be an integer >= 1"),
         (lambda: Wachter(NET, lam=float("nan")), "lam must be a finite number"),
-        (lambda: Wachter(NET, rounds=1.5), "rounds must be an int >= 1"),
-        (lambda: ROAR(NET, delta=-0.1), "delta must be a finite number in [0"),
-        (lambda: MLPClassifier(epochs=0), "epochs must be an int >= 1"),
-        (lambda: MLPClassifier(hidden=(4, 0)), "hidden widths must be an int >= 1"),
-        (lambda: MLPClassifier(lr=-1.0), "lr must be a finite number in (0"),
-        (lambda: load_moons(n=5), "n must be an int >= 20"),
-        (lambda: load_moons(noise=-1.0), "noise must be a finite number in [0"),
-        (lambda: load_moons(test_frac=1.0), "test_frac must be a finite number in (0, 1)"),
+        (lambda: Wachter(NET, rounds=0), "rounds must be an integer >= 1"),
+        (lambda: ROAR(NET, delta=-0.1), "delta must be a finite number >= 0"),
+        (lambda: MLPClassifier(epochs=0), "epochs must be an integer >= 1"),
+        (lambda: MLPClassifier(hidden=(4, 0)), "hidden widths must be an integer >= 1"),
+        (lambda: MLPClassifier(lr=-1.0), "lr must be a finite number > 0"),
+        (lambda: load_moons(n=5), "n must be an integer >= 20"),
+        (lambda: load_moons(noise=-1.0), "noise must be a finite number >= 0"),
+        (lambda: load_moons(test_frac=1.0), "test_frac must be a finite number in (0.0, 1.0)"),
     ],
 )
 def test_constructors_refuse_bad_arguments(make, fragment):
@@ -46,15 +46,20 @@ def test_constructors_refuse_bad_arguments(make, fragment):
         make()
 
 
+def test_a_wrong_type_is_a_type_error_naming_the_argument():
+    with pytest.raises(TypeError, match=re.escape("rounds must be an integer >= 1, got 1.5 (float)")):
+        Wachter(NET, rounds=1.5)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "exc", "fragment"),
     [
-        ({"gamma": "0.7"}, ValueError, "gamma must be a finite number"),
-        ({"gamma": 1.0}, ValueError, "gamma must be a finite number in [0, 1)"),
-        ({"n_bins": 0}, ValueError, "n_bins must be an int >= 1"),
-        ({"dropout": 1.0}, ValueError, "dropout must be a finite number in [0, 1)"),
+        ({"gamma": "0.7"}, TypeError, "gamma must be a finite number"),
+        ({"gamma": 1.0}, ValueError, "gamma must be a finite number in [0.0, 1.0)"),
+        ({"n_bins": 0}, ValueError, "n_bins must be an integer >= 1"),
+        ({"dropout": 1.0}, ValueError, "dropout must be a finite number in [0.0, 1.0)"),
         ({"inv_temp": 0.0}, ValueError, "inv_temp"),
-        ({"seed": -1}, ValueError, "seed must be an int >= 0"),
+        ({"seed": -1}, ValueError, "seed must be an integer >= 0"),
         ({"bin_centres": "yes"}, TypeError, "bin_centres must be a bool"),
     ],
 )
@@ -84,7 +89,7 @@ def test_fitted_objects_refuse_bad_arrays():
         NNR(_h, require_valid=True, threshold=0.99).fit(X, np.zeros(60, int))
     with pytest.raises(ValueError, match="imm_mask must be a bool array"):
         GrowingSpheres(_h, imm_mask=[1, 0]).recourse(X[:2])
-    with pytest.raises(ValueError, match="n_samples must be an int >= 1"):
+    with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
         GenRe(_h, epochs=1, enc_layers=1, dec_layers=1, emb=8, heads=2).fit(X, y).sample(X[:2], 0)
 
 

@@ -15,7 +15,7 @@ from torch import Tensor
 from genre.classifiers import as_proba, as_torch_proba
 from genre.pairs import _distances
 from genre.recourse import check_features
-from genre.validation import check_int, check_number
+from paperkit.validation import check_int, check_number
 
 __all__ = ["NNR", "ROAR", "GrowingSpheres", "Wachter"]
 
@@ -106,9 +106,9 @@ class Wachter:
     ) -> None:
         lam = check_number(lam, "lam", low=0.0)
         lam_step = check_number(lam_step, "lam_step", low=0.0)
-        rounds = check_int(rounds, "rounds")
+        rounds = check_int(rounds, "rounds", low=1)
         lr = check_number(lr, "lr", low=0.0, low_open=True)
-        n_iter = check_int(n_iter, "n_iter")
+        n_iter = check_int(n_iter, "n_iter", low=1)
         if optimizer not in ("adam", "sgd"):
             raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
         if norm not in (1, 2):
@@ -228,10 +228,10 @@ class GrowingSpheres:
         seed: int = 0,
     ) -> None:
         self.h = as_proba(classifier)
-        self.n_samples = check_int(n_samples, "n_samples")
+        self.n_samples = check_int(n_samples, "n_samples", low=1)
         self.step = check_number(step, "step", low=0.0, low_open=True)
-        self.max_iter = check_int(max_iter, "max_iter")
-        self.clip, self.imm_mask, self.seed = clip, imm_mask, check_int(seed, "seed", minimum=0)
+        self.max_iter = check_int(max_iter, "max_iter", low=1)
+        self.clip, self.imm_mask, self.seed = clip, imm_mask, check_int(seed, "seed", low=0)
 
     def _one(self, x: np.ndarray, rng: np.random.Generator, imm: np.ndarray) -> np.ndarray:
         d = len(x)

@@ -14,7 +14,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 from torch import Tensor, nn
 
-from genre.validation import check_int, check_number
+from paperkit.validation import check_int, check_number
 
 __all__ = ["MLPClassifier", "as_proba", "as_torch_proba", "gold_model"]
 
@@ -42,11 +42,11 @@ class MLPClassifier:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        self.hidden = tuple(check_int(h, "hidden widths") for h in hidden)
+        self.hidden = tuple(check_int(h, "hidden widths", low=1) for h in hidden)
         self.lr = check_number(lr, "lr", low=0.0, low_open=True)
-        self.epochs = check_int(epochs, "epochs")
-        self.batch_size = check_int(batch_size, "batch_size")
-        self.seed = check_int(seed, "seed", minimum=0)
+        self.epochs = check_int(epochs, "epochs", low=1)
+        self.batch_size = check_int(batch_size, "batch_size", low=1)
+        self.seed = check_int(seed, "seed", low=0)
         self.device = device
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> MLPClassifier:
@@ -118,7 +118,7 @@ def gold_model(
     y = np.asarray(y)
     if y.shape != (len(X),) or not np.all(np.isin(y, (0, 1))) or len(np.unique(y)) < 2:
         raise ValueError(f"y must be ({len(X)},) labels holding both 0 and 1, got shape {y.shape}")
-    n_estimators = check_int(n_estimators, "n_estimators")
+    n_estimators = check_int(n_estimators, "n_estimators", low=1)
     rf = RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=1)
     model = CalibratedClassifierCV(rf, method="isotonic", cv=3)
     model.fit(X, y, sample_weight=compute_sample_weight("balanced", y))

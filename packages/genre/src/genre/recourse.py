@@ -17,7 +17,7 @@ import torch
 from genre.classifiers import as_proba
 from genre.model import PairTransformer
 from genre.pairs import PairSampler
-from genre.validation import check_int, check_number
+from paperkit.validation import check_int, check_number
 
 __all__ = ["ENCODER_LABELS", "GenRe", "check_features"]
 
@@ -151,10 +151,10 @@ class GenRe:
         check_number(self.gamma, "gamma", low=0.0, high=1.0, high_open=True)
         check_number(self.p, "p", low=1.0)
         for name in ("top_k", "epochs", "batch_size", "eval_every", "k", "n_bins", "emb", "heads", "ff"):
-            check_int(getattr(self, name), name)
+            check_int(getattr(self, name), name, low=1)
         for name in ("enc_layers", "dec_layers"):
-            check_int(getattr(self, name), name)
-        check_int(self.seed, "seed", minimum=0)
+            check_int(getattr(self, name), name, low=1)
+        check_int(self.seed, "seed", low=0)
         check_number(self.dropout, "dropout", low=0.0, high=1.0, high_open=True)
         check_number(self.lr, "lr", low=0.0, low_open=True)
         check_number(self.val_frac, "val_frac", low=0.0, high=1.0, high_open=True)
@@ -320,8 +320,8 @@ class GenRe:
         """
         self._check_fitted()
         X = np.clip(check_features(X, self.n_features_in_), 0.0, 1.0)
-        n_samples = check_int(n_samples, "n_samples")
-        seed = check_int(seed, "seed", minimum=0)
+        n_samples = check_int(n_samples, "n_samples", low=1)
+        seed = check_int(seed, "seed", low=0)
         dev = next(self.model_.parameters()).device
         gen = torch.Generator(device=dev).manual_seed(seed)
         n = len(X)
