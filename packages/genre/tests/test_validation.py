@@ -27,7 +27,7 @@ NET = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
         (lambda: GrowingSpheres(_h, seed=-3), "seed must be an integer >= 0"),
         (lambda: NNR(_h, p=0.5), "p must be a finite number >= 1"),
         (lambda: NNR(None, require_valid=True), "require_valid=True needs a classifier"),
-        (lambda: NNR(_h, require_valid=True, threshold=1.0), "threshold must be a finite number in [0.0, 1.0)"),
+        (lambda: NNR(_h, require_valid=True, threshold=1.0), "threshold must be a finite number in [0.0, 1"),
         (lambda: Wachter(NET, lr=0.0), "lr must be a finite number > 0"),
         (lambda: Wachter(NET, n_iter=0), "n_iter must be an integer >= 1"),
         (lambda: Wachter(NET, lam=float("nan")), "lam must be a finite number"),

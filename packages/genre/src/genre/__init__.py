@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from genre.model import PairTransformer, bin_edges, soft_targets
     from genre.pairs import PairDistribution, PairSampler, pair_distribution, pair_weights_dense
     from genre.recourse import GenRe
-    from genre.reproduce import Config
 
 _WHERE = {
     "NNR": "baselines",
@@ -57,7 +56,6 @@ _WHERE = {
     "pair_distribution": "pairs",
     "pair_weights_dense": "pairs",
     "GenRe": "recourse",
-    "Config": "reproduce",
 }
 
 try:
@@ -68,7 +66,6 @@ except PackageNotFoundError:  # running from a source tree without installation
 __all__ = [
     "NNR",
     "ROAR",
-    "Config",
     "Dataset",
     "GenRe",
     "GrowingSpheres",

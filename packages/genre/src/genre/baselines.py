@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_int, check_number
 from torch import Tensor
 
 from genre.classifiers import as_proba, as_torch_proba
-from genre.pairs import _distances
+from genre.pairs import lp_distances
 from genre.recourse import check_features
-from paperkit.validation import check_int, check_number
 
 __all__ = ["NNR", "ROAR", "GrowingSpheres", "Wachter"]
 
@@ -66,7 +66,7 @@ class NNR:
         X = check_features(X, self.n_features_in_)
         out = np.empty_like(X)
         for s in range(0, len(X), 256):
-            dist = _distances(X[s : s + 256], self.candidates_, self.p)
+            dist = lp_distances(X[s : s + 256], self.candidates_, self.p)
             out[s : s + 256] = self.candidates_[dist.argmin(axis=1)]
         return out
 

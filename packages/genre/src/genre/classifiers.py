@@ -9,12 +9,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_int, check_number
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 from torch import Tensor, nn
-
-from paperkit.validation import check_int, check_number
 
 __all__ = ["MLPClassifier", "as_proba", "as_torch_proba", "gold_model"]
 

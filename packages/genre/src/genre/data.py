@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from paperkit.validation import check_int, check_number
 from sklearn.datasets import load_breast_cancer, make_moons
 from sklearn.ensemble import RandomForestClassifier
 
 from genre.classifiers import gold_model
-from paperkit.validation import check_int, check_number
 
 __all__ = ["Dataset", "load_breast_cancer_semisynthetic", "load_moons", "semisynthetic"]
 

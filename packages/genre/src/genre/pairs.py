@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PairDistribution", "PairSampler", "pair_distribution", "pair_weights_dense"]
+__all__ = ["PairDistribution", "PairSampler", "lp_distances", "pair_distribution", "pair_weights_dense"]
 
 
 def _check_pair_inputs(
@@ -47,7 +47,9 @@ def _check_pair_inputs(
     return X_neg, X_pos, imm_mask
 
 
-def _distances(A: np.ndarray, B: np.ndarray, p: float) -> np.ndarray:
+def lp_distances(A: np.ndarray, B: np.ndarray, p: float) -> np.ndarray:
+    """All pairwise l_p distances, ``A: (n, d)`` x ``B: (m, d)`` -> ``(n, m)``; inputs trusted (a kernel of
+    the pair sampler and the NNR baseline, which validate their own inputs)."""
     diff = np.abs(A[:, None, :] - B[None, :, :])
     if p == 1:
         return diff.sum(-1)
@@ -67,7 +69,7 @@ def pair_weights_dense(
         (n, m) float64 weights. Memory O(n·m·d): use :func:`pair_distribution` for large inputs.
     """
     X_neg, X_pos, imm_mask = _check_pair_inputs(X_neg, X_pos, lam, p, imm_mask)
-    w = np.exp(-lam * _distances(X_neg, X_pos, p))
+    w = np.exp(-lam * lp_distances(X_neg, X_pos, p))
     if imm_mask is not None and imm_mask.any():
         same = np.all(X_neg[:, None, imm_mask] == X_pos[None, :, imm_mask], axis=-1)
         w = w * same
@@ -121,7 +123,7 @@ def pair_distribution(
     keep = np.ones(n, dtype=bool)
     for s in range(0, n, chunk):
         A = X_neg[s : s + chunk]
-        dist = _distances(A, X_pos, p)
+        dist = lp_distances(A, X_pos, p)
         if imm_mask is not None and imm_mask.any():
             same = np.all(A[:, None, imm_mask] == X_pos[None, :, imm_mask], axis=-1)
             dist = np.where(same, dist, np.inf)

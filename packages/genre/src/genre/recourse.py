@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_int, check_number
 
 from genre.classifiers import as_proba
 from genre.model import PairTransformer
 from genre.pairs import PairSampler
-from paperkit.validation import check_int, check_number
 
 __all__ = ["ENCODER_LABELS", "GenRe", "check_features"]
 
