@@ -28,9 +28,9 @@ With linear rewards L is concave in θ, so the alternating algorithm converges t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-import math
 from typing import Any
 
 import numpy as np
