@@ -97,3 +97,13 @@ def test_report_and_plots_from_records():
     assert any("UNINFORMATIVE" in n for n in rep.notes)
     assert any("withheld" in k for k in rep.tables)
     assert set(plots(rep)) == {"tabular_scores", "reacher_scores"}
+
+
+def test_records_round_trip_through_json():
+    import json
+
+    from paperkit.results import to_jsonable
+
+    rec = _records(oracle=0.82)
+    again = Records.from_dict(json.loads(json.dumps(to_jsonable(rec))))
+    assert again == rec

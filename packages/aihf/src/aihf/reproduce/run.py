@@ -14,7 +14,9 @@ zero-torque episode from the same reset.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -79,6 +81,18 @@ class Records:
     seed: int
     tabular: dict[str, TabularCase]
     reacher: list[ReacherSeed] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Records:
+        """Inverse of ``paperkit.results.to_jsonable``: the records stored in a results.json's metrics, so
+        claims and tables can be re-rendered from a finished run without rerunning it."""
+        tabular = {
+            k: TabularCase(
+                v["case"], v["regime"], tuple(v["seeds"]), dict(v["scores"]), list(v["label_flips"])
+            )
+            for k, v in d["tabular"].items()
+        }
+        return cls(int(d["seed"]), tabular, [ReacherSeed(**r) for r in d["reacher"]])
 
 
 def _setting(config: Config, regime: str, **kw: object) -> TabularSetting:
