@@ -60,8 +60,13 @@ def _records(oracle: float, aihf_rank: float = 0.9, bt_rank: float = 0.1) -> Rec
     seeds = []
     for s in range(3):
         scores = dict.fromkeys(REACHER_POLICIES, 0.6) | {"BC": 0.8, "Oracle": oracle + 0.01 * s, "AIHF": 0.7}
-        ranks = {f"{w}@{n}": 0.5 for w in ("BT", "AIHF", "ML-IRL") for n in (30, 300)}
-        ranks |= {"AIHF@30": aihf_rank, "BT@30": bt_rank, "BT@300": 0.9}
+
+        def rate(p: float, s: int = s) -> list[float]:  # 20 targets, a share p of them ranked right
+            k = round(20 * p)
+            return [1.0] * k + [0.0] * (20 - k)
+
+        ranks = {f"{w}@{n}": rate(0.5) for w in ("BT", "AIHF", "ML-IRL") for n in (30, 300)}
+        ranks |= {"AIHF@30": rate(aihf_rank), "BT@30": rate(bt_rank), "BT@300": rate(0.9)}
         seeds.append(ReacherSeed(s, -5.0, -12.0, -40.0, scores, scores, ranks, 0.1))
     return Records(0, tab, seeds)
 
@@ -85,11 +90,15 @@ def test_a_passing_oracle_gate_lets_the_comparison_pass_or_fail():
     assert names["reacher-aihf-score"].passed == (cfg.margins.reacher_score_min <= 0.7)
 
 
-def test_reward_claim_is_the_paired_rank_gap():
+def test_reward_claim_is_the_ci_of_the_paired_rank_gap():
     c = {x.name: x for x in claims(_records(oracle=0.95, aihf_rank=0.2, bt_rank=0.6), Config())}
-    assert c["reacher-reward-scarce-aihf-ranks-expert"].observed == pytest.approx(-0.4)
-    assert not c["reacher-reward-scarce-aihf-ranks-expert"].passed
-    assert c["reacher-reward-rich-bt-ranks-expert"].observed == pytest.approx(0.9)
+    gap = c["reacher-reward-scarce-aihf-ranks-expert"]
+    assert gap.details["mean_difference"] == pytest.approx(-0.4)
+    assert gap.observed <= -0.4 <= gap.details["ci_high"] and not gap.passed  # observed: the CI's lower end
+    rich = c["reacher-reward-rich-bt-ranks-expert"]
+    assert rich.details["estimate"] == pytest.approx(0.9) and rich.passed  # 18 of 20 targets, CI above 0.5
+    good = {x.name: x for x in claims(_records(oracle=0.95, aihf_rank=0.9, bt_rank=0.1), Config())}
+    assert good["reacher-reward-scarce-aihf-ranks-expert"].passed
 
 
 def test_report_and_plots_from_records():

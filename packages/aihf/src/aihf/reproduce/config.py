@@ -25,10 +25,11 @@ class Margins:
             claim's 0.10) cannot resolve it (ours; not calibrated, it is the policy claim's own margin).
         reacher_gain_min: Reacher policy claim, AIHF − RLHF >= 0.10 (spec proposal), only if the gate passes.
         reacher_score_min: Reacher policy claim, AIHF >= 0.5 (spec's proposal), only if the gate passes.
-        rank_gain_min: Reacher reward claim at |P| = 30, AIHF's expert-over-zero-torque ranking rate minus
-            the Bradley–Terry reward's (paired seeds); calibrated (RESULTS.md): at most half the observed gap.
-        rank_rich_min: Reacher gate of the reward claim, the Bradley–Terry reward's ranking rate at
-            |P| = 300 (ours: preferences do carry the ranking once plentiful); calibrated likewise.
+        rank_gain_min: Reacher reward claim at |P| = 30: the lower end of the 95 % bootstrap CI of AIHF's
+            expert-over-zero-torque ranking rate minus the Bradley–Terry reward's (seeds x targets) must
+            reach 0.05, one target in 20 (the item set's resolution); ours, not calibrated.
+        rank_rich_min: Reacher gate of the reward claim: the lower CI end of the Bradley–Terry reward's
+            ranking rate at |P| = 300 must reach chance, 0.5 (ours, not calibrated).
     """
 
     scarce_gain_min: float = 0.10
@@ -36,8 +37,8 @@ class Margins:
     oracle_gate_min: float = 0.10
     reacher_gain_min: float = 0.10
     reacher_score_min: float = 0.5
-    rank_gain_min: float = 0.30
-    rank_rich_min: float = 0.45
+    rank_gain_min: float = 0.05
+    rank_rich_min: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def _reacher(reacher: list[Mapping[str, Any]], pairs: tuple[int, int]) -> Figure
     ax.legend(fontsize=7)
     width = 0.8 / len(REWARDS)
     for j, w in enumerate(REWARDS):
-        ys = [[r["ranks"][f"{w}@{n}"] for r in reacher] for n in pairs]
+        ys = [[float(np.mean(r["ranks"][f"{w}@{n}"])) for r in reacher] for n in pairs]
         ax2.bar(
             np.arange(len(pairs)) + j * width, [np.mean(y) for y in ys], width, label=w, color=f"C{j + 5}"
         )

@@ -39,6 +39,7 @@ __all__ = ["REACHER_POLICIES", "REWARDS", "ReacherSeed", "Records", "TabularCase
 # policy-level rows: the four methods at the scarce |P|, AIHF at the rich |P|, the true-reward oracle
 REACHER_POLICIES = (*CONTINUOUS_METHODS, "AIHF (rich P)", "Oracle")
 REWARDS = ("BT", "AIHF", "ML-IRL")  # learned rewards of the reward-level claim (BT = RLHF's reward model)
+TARGET_SEED = 20_000  # held-out targets: resets 20_000 + i, the same for every seed (training uses others)
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ class ReacherSeed:
     Attributes:
         J_expert, J_zero, J_random: true returns of the noiseless PD expert, zero torque and uniform random.
         returns, scores: per policy of ``REACHER_POLICIES`` (and "BC"), raw and zero-torque-normalised.
-        ranks: ``ranks[f"{reward}@{n}"]`` = fraction of held-out targets on which that learned reward ranks
-            the expert's episode above zero torque's (rewards of ``REWARDS``; n of ``Config.reacher_pairs``).
+        ranks: ``ranks[f"{reward}@{n}"]`` = per held-out target (the same targets for every seed, so seeds
+            and targets are crossed), 1.0 when that learned reward ranks the expert's episode above zero
+            torque's, else 0.0 (rewards of ``REWARDS``; n of ``Config.reacher_pairs``).
         label_flips: fraction of the rich pairs whose BT label goes against the true returns.
     """
 
@@ -70,7 +72,7 @@ class ReacherSeed:
     J_random: float
     returns: dict[str, float]
     scores: dict[str, float]
-    ranks: dict[str, float]
+    ranks: dict[str, list[float]]
     label_flips: float
 
 
@@ -140,7 +142,7 @@ def run_reacher_seed(config: Config, seed: int, device: str = "cpu") -> ReacherS
     demos = collect_trajectories(env, noisy(0.3), config.n_demos, 1000 + seed)
     pairs = collect_preferences(env, lambda g: mixed_policy(float(g.uniform())), rich, 2000 + seed)
     by_n = {scarce: pairs[:scarce], rich: pairs}
-    eval_seed, target_seed, n_eval = 10_000 + 100 * seed, 20_000 + 100 * seed, 20
+    eval_seed, n_eval = 10_000 + 100 * seed, 20
     j_exp = _mean_return(env, noisy(0.0), n_eval, eval_seed)
     j_zero = _mean_return(env, zero_torque(), n_eval, eval_seed)
     j_rand = _mean_return(env, mixed_policy(0.0), n_eval, eval_seed)
@@ -159,7 +161,9 @@ def run_reacher_seed(config: Config, seed: int, device: str = "cpu") -> ReacherS
     rewards[f"BT@{rich}"] = fit_bt_reward(pairs, obs_dim, act_dim, train, seed, device)
     rewards[f"ML-IRL@{rich}"] = rewards[f"ML-IRL@{scarce}"]  # ML-IRL never sees P
     ranks = {
-        k: float(reward_prefers_expert(r, train.env_id, config.reward_targets, target_seed, device).mean())
+        k: reward_prefers_expert(r, train.env_id, config.reward_targets, TARGET_SEED, device)
+        .astype(float)
+        .tolist()
         for k, r in rewards.items()
     }
     flips = float(np.mean([p[0].true_return < p[1].true_return for p in pairs]))

@@ -49,7 +49,11 @@ def tables(
     out["Reacher-v5 rewards: fraction of held-out targets ranked expert > zero torque"] = [
         {
             "seed": r.seed,
-            **{f"{w} @ |P|={n}": f"{r.ranks[f'{w}@{n}']:.2f}" for n in config.reacher_pairs for w in REWARDS},
+            **{
+                f"{w} @ |P|={n}": f"{np.mean(r.ranks[f'{w}@{n}']):.2f}"
+                for n in config.reacher_pairs
+                for w in REWARDS
+            },
         }
         for r in rs
     ] + [
