@@ -56,7 +56,7 @@ def _tabular_claims(records: Records, config: Config) -> list[Claim]:
             f"AIHF − RLHF normalised score (paired seeds), |P| = 10 pairs; {setup}",
             gain["mean"],
             m.scarce_gain_min,
-            paper="source: abstract / Sec. 5 (unbalanced data), spec tabular check; spec pilot +0.22",
+            paper="source: abstract, Fig. 4 (demo/preference ratio), spec tabular check; spec pilot +0.22",
             details={"AIHF": _mean(records, "A/scarce", "AIHF"), "RLHF": _mean(records, "A/scarce", "RLHF")}
             | {f"AIHF − RLHF {k}": v for k, v in gain.items() if k != "mean"},
             note="margin = the spec's 0.10, below half the calibration run's gain (+0.758 → 0.379)",
