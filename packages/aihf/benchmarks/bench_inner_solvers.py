@@ -6,7 +6,8 @@
    env step rate, and vs Stable-Baselines3's SAC with the same nets/batch (the spec's named peer; skipped
    when stable-baselines3, in the `bench` dependency group, is not installed).
 
-Run: python benchmarks/bench_inner_solvers.py   (one torch thread; numbers are wall-clock on this machine)
+Run: python benchmarks/bench_inner_solvers.py   (one torch thread; grid: wall clock; SAC: process CPU time
+after a warm-up run of each loop, interleaved repetitions)
 """
 
 from __future__ import annotations
@@ -53,43 +54,69 @@ def bench_grid() -> None:
         )
 
 
-def bench_reacher(steps: int = 2000) -> None:
+def _sac_loops(steps: int):  # type: ignore[no-untyped-def]
+    """(ours, sb3 or None): callables that each run one SAC loop of ``steps`` env steps from scratch."""
+    env = gym.make("Reacher-v5")
+    demos = collect_trajectories(env, noisy(0.3), 5, 1)
+    cfg = ContinuousConfig(env_steps=steps, start_steps=100, bc_steps=1, reward_every=10**9)
+
+    def ours() -> None:
+        train_continuous("ML-IRL", demos, [], cfg, seed=0)
+
+    try:
+        from stable_baselines3 import SAC as SB3SAC
+    except ImportError:
+        return ours, None
+
+    def sb3() -> None:
+        model = SB3SAC(
+            "MlpPolicy",
+            gym.make("Reacher-v5"),
+            policy_kwargs={"net_arch": [64, 64]},
+            batch_size=128,
+            learning_starts=100,
+            ent_coef=0.05,
+            seed=0,
+            device="cpu",
+        )
+        model.learn(total_timesteps=steps)
+
+    return ours, sb3
+
+
+def bench_reacher(steps: int = 2000, repeats: int = 3) -> None:
+    """Process CPU time of both SAC loops, after one warm-up run of each (the first run of a process pays
+    torch's lazy imports, ~5 s of torch._dynamo on the first optimiser step), interleaved repetitions."""
     env = gym.make("Reacher-v5")
     env.reset(seed=0)
-    t = time.perf_counter()
+    t = time.process_time()
     for _ in range(steps):
         _, _, term, trunc, _ = env.step(env.action_space.sample())
         if term or trunc:
             env.reset()
-    plain = steps / (time.perf_counter() - t)
-    demos = collect_trajectories(env, noisy(0.3), 5, 1)
-    cfg = ContinuousConfig(env_steps=steps, start_steps=100, bc_steps=1, reward_every=10**9)
-    t = time.perf_counter()
-    train_continuous("ML-IRL", demos, [], cfg, seed=0)
-    ours = steps / (time.perf_counter() - t)
+    plain = steps / (time.process_time() - t)
+    ours, sb3 = _sac_loops(steps)
+    loops = {"ours": ours} | ({"sb3": sb3} if sb3 is not None else {})
+    for fn in loops.values():  # warm-up, not timed
+        fn()
+    cpu: dict[str, list[float]] = {k: [] for k in loops}
+    for _ in range(repeats):
+        for k, fn in loops.items():
+            t = time.process_time()
+            fn()
+            cpu[k].append(time.process_time() - t)
+    rate = {k: steps / min(v) for k, v in cpu.items()}
     print(
-        f"Reacher-v5: plain env {plain:8.0f} steps/s; our SAC loop {ours:6.0f} steps/s "
-        f"(ratio plain/ours {plain / ours:5.1f})"
+        f"Reacher-v5 (CPU time, best of {repeats} after warm-up): plain env {plain:8.0f} steps/s; "
+        f"our SAC loop {rate['ours']:6.0f} steps/s (ratio plain/ours {plain / rate['ours']:5.1f})"
     )
-    try:
-        from stable_baselines3 import SAC as SB3SAC
-    except ImportError:
+    if sb3 is None:
         print("  stable-baselines3 not installed (bench group): peer comparison skipped")
         return
-    model = SB3SAC(
-        "MlpPolicy",
-        gym.make("Reacher-v5"),
-        policy_kwargs={"net_arch": [64, 64]},
-        batch_size=128,
-        learning_starts=100,
-        ent_coef=0.05,
-        seed=0,
-        device="cpu",
+    print(
+        f"  Stable-Baselines3 SAC (64x64, batch 128): {rate['sb3']:6.0f} steps/s; "
+        f"ours/SB3 = {rate['ours'] / rate['sb3']:4.2f}"
     )
-    t = time.perf_counter()
-    model.learn(total_timesteps=steps)
-    sb3 = steps / (time.perf_counter() - t)
-    print(f"  Stable-Baselines3 SAC (64x64, batch 128): {sb3:6.0f} steps/s; ours/SB3 = {ours / sb3:4.2f}")
 
 
 if __name__ == "__main__":

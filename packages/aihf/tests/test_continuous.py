@@ -6,9 +6,15 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from aihf.continuous import ContinuousConfig, MLPReward, train_continuous
+from aihf.continuous import (
+    ContinuousConfig,
+    MLPReward,
+    fit_bt_reward,
+    reward_prefers_expert,
+    train_continuous,
+)
 from aihf.data import Trajectory, collect_trajectories
-from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert
+from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert, zero_torque
 from aihf.sac import SAC
 from shared_testing import assert_identical
 
@@ -109,3 +115,55 @@ def test_a_short_aihf_run_returns_a_working_actor():
     with torch.no_grad():
         assert not torch.allclose(actor(obs)[2], bc(obs)[2], atol=1e-4)
         assert_identical(actor(obs)[2].numpy(), again(obs)[2].numpy())
+
+
+def test_zero_torque_is_the_floor_and_random_lies_far_below():
+    """Issue 20: zero torque, not uniform random, is Reacher's floor (random pays ~4x in control cost)."""
+    env = gym.make("Reacher-v5")
+    ret = {
+        name: np.mean([collect_trajectories(env, p, 1, s)[0].true_return for s in range(5)])
+        for name, p in (("expert", noisy(0.0)), ("zero", zero_torque()), ("random", mixed_policy(0.0)))
+    }
+    assert ret["random"] < ret["zero"] - 15 < ret["expert"] - 15, ret
+    assert np.all(collect_trajectories(env, zero_torque(), 1, 0)[0].actions == 0)
+
+
+def test_reward_ranking_uses_the_reward_it_is_given():
+    """A reward that pays −distance ranks the expert above zero torque; its negation ranks it below."""
+
+    class Distance(torch.nn.Module):
+        def __init__(self, sign: float) -> None:
+            super().__init__()
+            self.sign = sign
+
+        def forward(self, obs, act):
+            return -self.sign * obs[..., 8:10].norm(dim=-1)
+
+    good = reward_prefers_expert(Distance(1.0), "Reacher-v5", 6, seed=5)
+    bad = reward_prefers_expert(Distance(-1.0), "Reacher-v5", 6, seed=5)
+    assert good.shape == (6,) and good.dtype == bool
+    assert good.mean() >= 5 / 6 and np.array_equal(bad, ~good)
+
+
+def test_oracle_trains_on_the_true_reward_and_bt_fit_separates_its_pairs():
+    env = gym.make("Reacher-v5")
+    demos = collect_trajectories(env, noisy(0.3), 3, 0)
+    cfg = ContinuousConfig(env_steps=80, start_steps=40, bc_steps=5, batch=16, bt_steps=60)
+    actor, log = train_continuous("Oracle", demos, [], cfg, seed=0)
+    assert log["reward"] is None and actor(torch.zeros(1, 10))[2].shape == (1, 2)
+    _, log = train_continuous("ML-IRL", demos, [], cfg, seed=0)
+    assert isinstance(log["reward"], MLPReward)
+    worse = collect_trajectories(env, mixed_policy(0.0), 3, 10)
+    pairs = [(demos[i], worse[i]) for i in range(3)]
+    bt = fit_bt_reward(pairs, 10, 2, cfg, seed=0)
+    with torch.no_grad():
+        r = [
+            [
+                float(bt(torch.as_tensor(t.observations).float(), torch.as_tensor(t.actions).float()).sum())
+                for t in p
+            ]
+            for p in pairs
+        ]
+    assert all(w > lo for w, lo in r)  # fitted on 3 separable pairs, it orders each of them
+    with pytest.raises(ValueError, match="pairs is empty"):
+        fit_bt_reward([], 10, 2, cfg, seed=0)

@@ -247,7 +247,7 @@ def test_bad_inputs(grid):
         ml_irl_tabular(mdp, [])
     with pytest.raises(ValueError, match="pairs is empty"):
         rlhf_tabular(mdp, demos, [])
-    with pytest.raises(ValueError, match="beta must be > 0"):
+    with pytest.raises(ValueError, match="beta must be a finite number > 0"):
         soft_value_iteration(mdp.P, np.zeros(64), 0.0, 3)
     reacher_like = Trajectory(np.zeros((30, 10)), np.zeros((30, 2)), np.zeros(30))
     with pytest.raises(ValueError, match="integer state indices"):
@@ -260,3 +260,46 @@ def test_bad_inputs(grid):
         aihf_tabular(mdp, ["not a trajectory"], [], 0.0)  # type: ignore[list-item]
     with pytest.raises(ValueError, match="same length"):
         Trajectory(np.zeros(3), np.zeros(2), np.zeros(3))
+
+
+def test_soft_vi_with_huge_rewards_keeps_rows_normalised_or_refuses():
+    """Issue 23: r = 1e300 gave rows summing to 4 (log|A| rounded away); now refused, and 1e12 is exact."""
+    P = np.full((3, 4, 3), 1.0 / 3)
+    with pytest.raises(ValueError, match="overflows float64"):
+        soft_value_iteration(P, np.full(3, 1e300), beta=0.1, horizon=5)
+    pol = soft_value_iteration(P, np.full(3, 1e15), beta=0.1, horizon=5).policy  # z ~ 5e16: log 4 matters
+    np.testing.assert_allclose(pol.sum(axis=2), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(pol, 0.25, atol=1e-12)  # a constant reward leaves π = π_ref
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"r": np.array([0.0, np.nan, 0.0])}, "r must be finite"),
+        ({"r": np.zeros(4)}, r"r must have shape \(3,\) or \(3, 4\)"),
+        ({"beta": 0.0}, "beta must be a finite number > 0"),
+        ({"beta": float("nan")}, "beta must be a finite number > 0"),
+        ({"horizon": 0}, "horizon must be an integer >= 1"),
+        ({"horizon": 2.5}, "horizon must be an integer >= 1"),
+        ({"P": np.full((3, 4, 3), 0.5)}, "each P"),
+        ({"P": np.zeros((3, 4))}, r"P must have shape \(S, A, S\)"),
+        ({"log_ref": np.zeros((3, 3))}, "log_ref must have shape"),
+        ({"log_ref": np.full((3, 4), -np.inf)}, "some finite entry per state"),
+    ],
+)
+def test_soft_vi_refuses_bad_input_naming_the_argument(kwargs, match):
+    args = {"P": np.full((3, 4, 3), 1.0 / 3), "r": np.zeros(3), "beta": 0.1, "horizon": 5} | kwargs
+    with pytest.raises(ValueError, match=match):
+        soft_value_iteration(**args)
+
+
+def test_occupancy_and_hard_vi_refuse_bad_input():
+    P = np.full((3, 4, 3), 1.0 / 3)
+    with pytest.raises(ValueError, match="policy must have shape"):
+        state_occupancy(P, np.full((5, 3, 3), 1 / 3), np.full(3, 1 / 3))
+    with pytest.raises(ValueError, match="each policy"):
+        state_occupancy(P, np.full((5, 3, 4), 0.5), np.full(3, 1 / 3))
+    with pytest.raises(ValueError, match="rho0 must be a distribution"):
+        state_occupancy(P, np.full((5, 3, 4), 0.25), np.ones(3))
+    with pytest.raises(ValueError, match="r must be finite"):
+        hard_value_iteration(P, np.array([np.inf, 0, 0]), 5)

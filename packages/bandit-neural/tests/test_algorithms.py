@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import bandit_neural as bn
 import numpy as np
 import pytest
 import torch
@@ -241,3 +242,28 @@ def test_other_bad_hyper_parameters():
         run_dueling(ContextualDuelingEnv(4, 5), NeuralDuelingUCB(5, **SMALL), 3)
     with pytest.raises(ValueError, match="T must be an int >= 1"):
         run_dueling(ContextualDuelingEnv(5, 5), LinearDuelingUCB(5), 0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda dev: bn.NeuralDuelingUCB(5, device=dev),
+        lambda dev: bn.LinearDuelingTS(5, device=dev),
+        lambda dev: bn.NeuralGLMUCB(5, device=dev),
+        lambda dev: bn.MLP(5, device=dev),
+        lambda dev: bn.GramInverse(4, 1.0, device=dev),
+        lambda dev: bn.LinearUtility(5, device=dev),
+    ],
+)
+def test_an_unavailable_device_is_refused_naming_it(make, monkeypatch):
+    """Issue 23: ``device="cuda"`` without a GPU gave torch's raw driver error at the first tensor."""
+    import paperkit.runtime
+
+    monkeypatch.setattr(paperkit.runtime, "cuda_available", lambda: False)  # as on a CPU-only machine
+    with pytest.raises(paperkit.DeviceError, match=r"device 'cuda' is not available.*no CUDA GPU"):
+        make("cuda")
+    with pytest.raises(paperkit.DeviceError, match="unknown device 'tpu'"):
+        make("tpu")
+    with pytest.raises(TypeError, match=r"device must be a str or torch\.device"):
+        make(3)
+    assert bn.torch_device(torch.device("cpu")) == torch.device("cpu")

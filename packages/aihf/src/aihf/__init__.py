@@ -24,9 +24,8 @@ from aihf.data import (
     pair_returns,
 )
 from aihf.envs import ENV_ID, FeatureGridEnv, grid_layout, register_envs
-from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert
+from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert, zero_torque
 from aihf.experiment import TABULAR_METHODS, TabularSetting, run_tabular
-from aihf.reproduce import Config
 from aihf.tabular import (
     FitResult,
     SoftVI,
@@ -49,12 +48,14 @@ from aihf.tabular import (
 if TYPE_CHECKING:
     from aihf.continuous import (
         CONTINUOUS_METHODS,
+        REFERENCE_METHODS,
         ContinuousConfig,
         MLPReward,
         evaluate_actor,
+        fit_bt_reward,
+        reward_prefers_expert,
         train_continuous,
     )
-    from aihf.experiment_reacher import ReacherSetting, run_reacher
     from aihf.sac import SAC, TanhGaussianActor
 
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
@@ -72,23 +73,23 @@ _LAZY = {
     "MLPReward": "continuous",
     "evaluate_actor": "continuous",
     "train_continuous": "continuous",
-    "ReacherSetting": "experiment_reacher",
-    "run_reacher": "experiment_reacher",
+    "REFERENCE_METHODS": "continuous",
+    "fit_bt_reward": "continuous",
+    "reward_prefers_expert": "continuous",
 }
 
 
 __all__ = [
     "CONTINUOUS_METHODS",
     "ENV_ID",
+    "REFERENCE_METHODS",
     "SAC",
     "TABULAR_METHODS",
-    "Config",
     "ContinuousConfig",
     "FeatureGridEnv",
     "FitResult",
     "MLPReward",
     "PreferencePair",
-    "ReacherSetting",
     "SoftVI",
     "TabularMDP",
     "TabularSetting",
@@ -105,6 +106,7 @@ __all__ = [
     "demo_log_likelihood",
     "evaluate_actor",
     "feature_expectation",
+    "fit_bt_reward",
     "grid_layout",
     "hard_value_iteration",
     "mixed_policy",
@@ -114,13 +116,14 @@ __all__ = [
     "policy_return",
     "reacher_pd_expert",
     "register_envs",
+    "reward_prefers_expert",
     "rlhf_tabular",
-    "run_reacher",
     "run_tabular",
     "soft_value_iteration",
     "state_occupancy",
     "tabular_policy",
     "train_continuous",
+    "zero_torque",
 ]
 
 __getattr__, __dir__ = paperkit.lazy_exports(__name__, _LAZY)

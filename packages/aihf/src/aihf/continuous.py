@@ -6,6 +6,8 @@ Methods (spec, "Baselines to ship beside it"), all starting from the same behavi
 - ``BC``: the behaviour-cloned actor (maximum likelihood on D), evaluated with its mean action.
 - ``RLHF``: BC actor → Bradley–Terry reward MLP fitted on P → SAC on that fixed reward.
 - ``ML-IRL``: alternating SAC steps on r_θ and reward steps on the demonstration term only (λ = 0).
+- ``Oracle`` (a reference, not a baseline): SAC on the environment's true reward from the same BC actor
+  with the same budget; it shows whether the budget can turn a good reward into a better policy at all.
 - ``AIHF``: the same alternation on L_D + λ L_P (the bi-level objective of :mod:`aihf.tabular`),
   reward step ∇θ[(1/β)(mean_D R_θ(τ) − mean_π R_θ(τ)) + λ mean_P log σ(R_θ(τw) − R_θ(τl))] with
   R_θ(τ) = Σ_t r_θ(s_t, a_t) and the π-trajectories the latest complete episodes of the current policy.
@@ -23,14 +25,25 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import Tensor, nn
 
-from aihf.data import PreferencePair, Trajectory
+from aihf.data import PreferencePair, Trajectory, collect_trajectories
 from aihf.sac import SAC, TanhGaussianActor, mlp
 
-__all__ = ["CONTINUOUS_METHODS", "ContinuousConfig", "MLPReward", "evaluate_actor", "train_continuous"]
+__all__ = [
+    "CONTINUOUS_METHODS",
+    "REFERENCE_METHODS",
+    "ContinuousConfig",
+    "MLPReward",
+    "evaluate_actor",
+    "fit_bt_reward",
+    "reward_prefers_expert",
+    "train_continuous",
+]
 
 CONTINUOUS_METHODS = ("BC", "ML-IRL", "RLHF", "AIHF")
+REFERENCE_METHODS = ("Oracle",)  # SAC on the true reward: the gate of the policy-level comparison
 
 
 class MLPReward(nn.Module):
@@ -129,6 +142,54 @@ def _bt_loss(reward: MLPReward, pw: tuple[Tensor, Tensor], pl: tuple[Tensor, Ten
     return -nn.functional.logsigmoid(reward(*pw).sum(-1) - reward(*pl).sum(-1)).mean()
 
 
+def fit_bt_reward(
+    pairs: Sequence[PreferencePair],
+    obs_dim: int,
+    act_dim: int,
+    config: ContinuousConfig,
+    seed: int,
+    device: str = "cpu",
+) -> MLPReward:
+    """RLHF's reward model: an MLP r_θ maximising Σ_P log σ(R_θ(τw) − R_θ(τl)) (``config.bt_steps`` Adam
+    steps at ``config.reward_lr``, full batch), initialised from ``seed``."""
+    if len(pairs) == 0:
+        raise ValueError("pairs is empty; a Bradley–Terry reward needs at least one preference pair")
+    pw = _stack([p[0] for p in pairs], obs_dim, act_dim, "pairs (preferred)", device)
+    pl = _stack([p[1] for p in pairs], obs_dim, act_dim, "pairs (dispreferred)", device)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        reward = MLPReward(obs_dim, act_dim, (config.hidden, config.hidden)).to(device)
+    opt = torch.optim.Adam(reward.parameters(), lr=config.reward_lr)
+    for _ in range(config.bt_steps):
+        loss = _bt_loss(reward, pw, pl)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return reward
+
+
+@torch.no_grad()
+def reward_prefers_expert(
+    reward: MLPReward, env_id: str, n_targets: int, seed: int, device: str = "cpu"
+) -> NDArray[np.bool_]:
+    """For each of ``n_targets`` seeded resets (held-out targets), whether the learned return R_θ of the
+    noiseless PD expert's episode exceeds that of the zero-torque episode from the same reset.
+    Returns (n_targets,) bool."""
+    from aihf.envs.reacher import noisy, zero_torque
+
+    env = gym.make(env_id)
+    out = np.empty(n_targets, dtype=bool)
+    for i in range(n_targets):
+        rets = []
+        for policy in (noisy(0.0), zero_torque()):
+            tr = collect_trajectories(env, policy, 1, seed + i)[0]
+            o = torch.as_tensor(np.asarray(tr.observations), dtype=torch.float32, device=device)
+            a = torch.as_tensor(np.asarray(tr.actions), dtype=torch.float32, device=device)
+            rets.append(float(reward(o, a).sum()))
+        out[i] = rets[0] > rets[1]
+    return out
+
+
 @torch.no_grad()
 def evaluate_actor(actor: TanhGaussianActor, env_id: str, n_episodes: int, seed: int, device: str) -> float:
     """Mean true return of the actor's mean action over ``n_episodes`` seeded episodes."""
@@ -155,10 +216,11 @@ def train_continuous(
     eval_every: int = 0,
     eval_episodes: int = 5,
 ) -> tuple[TanhGaussianActor, dict[str, Any]]:
-    """Train one method; returns the final actor and a log {"steps": [...], "returns": [...]} (true returns of
-    the mean action at every ``eval_every`` env steps; empty when 0)."""
-    if method not in CONTINUOUS_METHODS:
-        raise ValueError(f"method must be one of {CONTINUOUS_METHODS}, got {method!r}")
+    """Train one method; returns the final actor and a log {"steps": [...], "returns": [...], "reward": r_θ}
+    (true returns of the mean action at every ``eval_every`` env steps, empty when 0; the learned reward
+    MLP, None for BC and Oracle)."""
+    if method not in CONTINUOUS_METHODS + REFERENCE_METHODS:
+        raise ValueError(f"method must be one of {CONTINUOUS_METHODS + REFERENCE_METHODS}, got {method!r}")
     if config.lam < 0:
         raise ValueError(f"lam (λ) must be >= 0, got {config.lam}")
     if len(demos) == 0:
@@ -172,30 +234,30 @@ def train_continuous(
         torch.manual_seed(seed)
         gen = torch.Generator(device=device).manual_seed(seed)
         actor = behaviour_clone(demos, obs_dim, act_dim, config, gen, device)
-        log: dict[str, Any] = {"steps": [], "returns": []}
+        log: dict[str, Any] = {"steps": [], "returns": [], "reward": None}
         if method == "BC":
             return actor, log
         h = (config.hidden, config.hidden)
         sac = SAC(obs_dim, act_dim, h, alpha=config.beta, device=device)
         sac.actor.load_state_dict(actor.state_dict())
-        reward = MLPReward(obs_dim, act_dim, h).to(device)
+        if method == "RLHF":
+            reward = fit_bt_reward(pairs, obs_dim, act_dim, config, seed, device)
+        else:
+            reward = MLPReward(obs_dim, act_dim, h).to(device)
         r_opt = torch.optim.Adam(reward.parameters(), lr=config.reward_lr)
         d_obs, d_act = _stack(demos, obs_dim, act_dim, "demos", device)
         if pairs:
             pw = _stack([p[0] for p in pairs], obs_dim, act_dim, "pairs (preferred)", device)
             pl = _stack([p[1] for p in pairs], obs_dim, act_dim, "pairs (dispreferred)", device)
-        if method == "RLHF":
-            for _ in range(config.bt_steps):
-                loss = _bt_loss(reward, pw, pl)
-                r_opt.zero_grad()
-                loss.backward()
-                r_opt.step()
+        if method != "Oracle":
+            log["reward"] = reward
         lam = config.lam if method == "AIHF" else 0.0
         n = config.env_steps
         buf_o = np.zeros((n, obs_dim), np.float32)
         buf_a = np.zeros((n, act_dim), np.float32)
         buf_o2 = np.zeros((n, obs_dim), np.float32)
         buf_d = np.zeros(n, np.float32)
+        buf_r = np.zeros(n, np.float32)  # the true reward, used by Oracle only
         ep_bounds: list[tuple[int, int]] = []
         rng = np.random.default_rng(seed)
         obs, _ = env.reset(seed=seed)
@@ -207,8 +269,8 @@ def train_continuous(
                     .cpu()
                     .numpy()
                 )
-            obs2, _, term, trunc, _ = env.step(a)
-            buf_o[t], buf_a[t], buf_o2[t], buf_d[t] = obs, a, obs2, float(term)
+            obs2, r_true, term, trunc, _ = env.step(a)
+            buf_o[t], buf_a[t], buf_o2[t], buf_d[t], buf_r[t] = obs, a, obs2, float(term), r_true
             obs = obs2
             if term or trunc:
                 ep_bounds.append((ep_start, t + 1))
@@ -235,8 +297,11 @@ def train_continuous(
                     idx = torch.randint(t + 1, (config.batch,), generator=gen).numpy()
                     o = torch.as_tensor(buf_o[idx], device=device)
                     ac = torch.as_tensor(buf_a[idx], device=device)
-                    with torch.no_grad():
-                        rew = reward(o, ac)
+                    if method == "Oracle":
+                        rew = torch.as_tensor(buf_r[idx], device=device)
+                    else:
+                        with torch.no_grad():
+                            rew = reward(o, ac)
                     sac.update(
                         o,
                         ac,

@@ -28,6 +28,7 @@ With linear rewards L is concave in θ, so the alternating algorithm converges t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,38 +126,82 @@ class SoftVI:
     V: F64
 
 
+def _check_transitions(P: Any) -> F64:
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim != 3 or P.shape[2] != P.shape[0] or P.shape[0] < 1 or P.shape[1] < 1:
+        raise ValueError(f"P must have shape (S, A, S), got {P.shape}")
+    if not np.isfinite(P).all() or (P < 0).any() or not np.allclose(P.sum(axis=2), 1.0):
+        raise ValueError("P must hold probabilities: finite, >= 0, each P[s, a, :] summing to 1")
+    return P
+
+
+def _check_reward(r: Any, S: int, A: int, name: str = "r") -> F64:
+    r = np.asarray(r, dtype=np.float64)
+    if r.shape not in ((S,), (S, A)):
+        raise ValueError(f"{name} must have shape ({S},) or ({S}, {A}), got {r.shape}")
+    if not np.isfinite(r).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return r
+
+
+def _check_horizon(horizon: Any) -> int:
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+    return int(horizon)
+
+
 def soft_value_iteration(P: F64, r: F64, beta: float, horizon: int, log_ref: F64 | None = None) -> SoftVI:
     """Exact finite-horizon soft (KL-to-π_ref) value iteration; stable log-sum-exp for small β.
 
     Args:
         P: (S, A, S) transitions.
-        r: (S,) state reward or (S, A) state-action reward.
+        r: (S,) state reward or (S, A) state-action reward, finite.
         beta: β > 0, the KL / entropy weight.
         horizon: H >= 1.
-        log_ref: log π_ref, (S, A) or (H, S, A); default uniform.
+        log_ref: log π_ref, (S, A) or (H, S, A); default uniform. Entries may be −inf (actions the
+            reference never takes), not NaN or +inf.
+    Raises:
+        ValueError: naming the argument, for bad shapes or values, and when H·max|r|/β overflows float64
+            (the soft values would be inf and the policy undefined).
     """
-    if beta <= 0:
-        raise ValueError(f"beta must be > 0, got {beta}")
+    P = _check_transitions(P)
     S, A, _ = P.shape
-    r = np.asarray(r, dtype=np.float64)
+    if not (isinstance(beta, (int, float, np.floating)) and math.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be a finite number > 0, got {beta!r}")
+    horizon = _check_horizon(horizon)
+    r = _check_reward(r, S, A)
     rsa = r[:, None] if r.ndim == 1 else r
     lr = np.full((S, A), -np.log(A)) if log_ref is None else np.asarray(log_ref, dtype=np.float64)
+    if lr.shape not in ((S, A), (horizon, S, A)):
+        raise ValueError(f"log_ref must have shape ({S}, {A}) or ({horizon}, {S}, {A}), got {lr.shape}")
+    if np.isnan(lr).any() or (lr == np.inf).any() or (lr.max(axis=-1) == -np.inf).any():
+        raise ValueError("log_ref must be log-probabilities: no NaN or +inf, some finite entry per state")
+    scale = horizon * float(np.abs(r).max()) / beta
+    if not math.isfinite(scale) or scale > 1e300:
+        raise ValueError(
+            f"horizon * max|r| / beta = {scale:.3g} overflows float64; rescale r or increase beta"
+        )
     pol, logp, Q = (np.empty((horizon, S, A)) for _ in range(3))
     V = np.zeros((horizon + 1, S))
     for t in range(horizon - 1, -1, -1):
         Q[t] = rsa + P @ V[t + 1]
         z = Q[t] / beta + (lr[t] if lr.ndim == 3 else lr)
         m = z.max(axis=1, keepdims=True)
-        lse = m + np.log(np.exp(z - m).sum(axis=1, keepdims=True))
-        V[t] = beta * lse[:, 0]
-        logp[t] = z - lse
+        # log π = (z − m) − log Σ exp(z − m): subtracting m first keeps log|A| when |z| ≫ 1 (z − lse rounds
+        # it away at |z| ~ 1e17 and above, and every action gets probability 1).
+        log_norm = np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+        V[t] = beta * (m + log_norm)[:, 0]
+        logp[t] = (z - m) - log_norm
         pol[t] = np.exp(logp[t])
     return SoftVI(pol, logp, Q, V)
 
 
 def hard_value_iteration(P: F64, r: F64, horizon: int) -> tuple[F64, F64]:
     """Optimal finite-horizon Q (H, S, A) and V (H + 1, S) for reward r (S,) or (S, A)."""
+    P = _check_transitions(P)
     S, A, _ = P.shape
+    horizon = _check_horizon(horizon)
+    r = _check_reward(r, S, A)
     rsa = r[:, None] if r.ndim == 1 else r
     Q = np.empty((horizon, S, A))
     V = np.zeros((horizon + 1, S))
@@ -168,6 +213,14 @@ def hard_value_iteration(P: F64, r: F64, horizon: int) -> tuple[F64, F64]:
 
 def state_occupancy(P: F64, policy: F64, rho0: F64) -> F64:
     """d_t(s) = Pr(s_t = s) under ``policy`` (H, S, A) from ``rho0`` (S,), by forward DP. Returns (H, S)."""
+    P = _check_transitions(P)
+    policy, rho0 = np.asarray(policy, dtype=np.float64), np.asarray(rho0, dtype=np.float64)
+    if policy.ndim != 3 or policy.shape[1:] != P.shape[:2]:
+        raise ValueError(f"policy must have shape (H, {P.shape[0]}, {P.shape[1]}), got {policy.shape}")
+    if not np.isfinite(policy).all() or (policy < 0).any() or not np.allclose(policy.sum(axis=2), 1.0):
+        raise ValueError("policy must hold probabilities: finite, >= 0, each policy[t, s, :] summing to 1")
+    if rho0.shape != (P.shape[0],) or (rho0 < 0).any() or not np.isclose(rho0.sum(), 1.0):
+        raise ValueError(f"rho0 must be a distribution of shape ({P.shape[0]},)")
     H, S, A = policy.shape
     P_flat = P.reshape(S * A, S)  # one BLAS product a step: 2-5x faster than the three-operand einsum
     d = np.empty((H, S))

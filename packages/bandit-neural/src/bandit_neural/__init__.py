@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from bandit_neural.confidence import GramInverse
     from bandit_neural.envs import ContextualBinaryEnv, ContextualDuelingEnv, sigmoid
     from bandit_neural.models import LinearUtility, NeuralUtility, binary_loss, preference_loss
-    from bandit_neural.nets import MLP, flat_grad, values_and_grads
+    from bandit_neural.nets import MLP, flat_grad, torch_device, values_and_grads
     from bandit_neural.reproduce import Case, Config
     from bandit_neural.run import RunLog, run_binary, run_dueling
 
@@ -64,6 +64,7 @@ _WHERE = {
     "MLP": "nets",
     "flat_grad": "nets",
     "values_and_grads": "nets",
+    "torch_device": "nets",
     "Case": "reproduce",
     "Config": "reproduce",
     "RunLog": "run",
@@ -107,6 +108,7 @@ __all__ = [
     "run_binary",
     "run_dueling",
     "sigmoid",
+    "torch_device",
     "values_and_grads",
 ]
 

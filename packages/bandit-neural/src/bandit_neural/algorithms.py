@@ -28,6 +28,7 @@ from paperkit import torch_threads  # tiny per-round ops: extra threads only add
 
 from bandit_neural.confidence import GramInverse
 from bandit_neural.models import LinearUtility, NeuralUtility
+from bandit_neural.nets import torch_device
 
 RULES = ("ucb", "ts", "greedy")
 
@@ -99,7 +100,7 @@ class _Bandit:
         self.kappa_mu = _positive("kappa_mu", kappa_mu)
         self.model = model
         self.d = model.d
-        self.device, self.dtype = torch.device(device), dtype
+        self.device, self.dtype = torch_device(device), dtype
         self.gram = GramInverse(
             model.p, self.lam / self.kappa_mu, diagonal=diagonal, device=self.device, dtype=torch.float64
         )
@@ -285,6 +286,7 @@ def _make_neural(
     dtype: torch.dtype = torch.float64,
 ) -> Any:
     _positive("lam", lam)
+    device = torch_device(device)
     model = NeuralUtility(
         _check_d(d),
         width,
@@ -324,6 +326,7 @@ def _make_linear(
     device: str | torch.device = "cpu",
     dtype: torch.dtype = torch.float64,
 ) -> Any:
+    device = torch_device(device)
     model = LinearUtility(_check_d(d), lam=_positive("lam", lam), device=device, dtype=dtype)
     return cls(
         model,

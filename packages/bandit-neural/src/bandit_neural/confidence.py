@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from bandit_neural.nets import torch_device
+
 MAX_DENSE_PARAMS = 5000  # a dense V⁻¹ of p = 5000 is 200 MB in float64
 
 
@@ -44,7 +46,8 @@ class GramInverse:
                 "use diagonal=True or a smaller network"
             )
         self.p, self.reg, self.diagonal = p, float(reg), diagonal
-        self.device, self.dtype = torch.device(device), dtype
+        self.device, self.dtype = torch_device(device), dtype
+        device = self.device
         if diagonal:
             self._diag = torch.full((p,), self.reg, device=device, dtype=dtype)
         else:

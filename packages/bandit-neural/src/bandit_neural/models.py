@@ -25,7 +25,13 @@ import torch
 import torch.nn.functional as F
 from paperkit import torch_threads  # tiny per-round ops: extra threads only add synchronisation
 
-from bandit_neural.nets import MLP, backprop_weighted_sum, forward_activations, values_and_grads
+from bandit_neural.nets import (
+    MLP,
+    backprop_weighted_sum,
+    forward_activations,
+    torch_device,
+    values_and_grads,
+)
 
 
 def preference_loss(h1: torch.Tensor, h2: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -175,7 +181,7 @@ class LinearUtility:
             raise ValueError(f"lam must be > 0, got {lam}")
         self.d = self.p = d
         self.lam = float(lam)
-        self.w = torch.zeros(d, device=device, dtype=dtype)
+        self.w = torch.zeros(d, device=torch_device(device), dtype=dtype)
         self.n_fits = 0
 
     def features(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

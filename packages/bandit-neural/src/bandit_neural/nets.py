@@ -16,7 +16,20 @@ from __future__ import annotations
 import math
 
 import torch
+from paperkit import DeviceError, resolve_device
 from torch import nn
+
+
+def torch_device(device: str | torch.device) -> torch.device:
+    """``device`` as a ``torch.device``, refused in one sentence (``paperkit.DeviceError``, a ValueError)
+    when it is not cpu / cuda / cuda:N or when CUDA is asked for and no GPU is visible, instead of torch's
+    driver error at the first tensor."""
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be a str or torch.device, got {type(device).__name__}")
+    try:
+        return torch.device(resolve_device(str(device)))
+    except DeviceError as e:
+        raise DeviceError(f"device {str(device)!r} is not available: {e}") from None
 
 
 def _check_width_depth(d: int, width: int, depth: int, symmetric: bool) -> None:
@@ -62,6 +75,7 @@ class MLP(nn.Module):
     ) -> None:
         super().__init__()
         _check_width_depth(d, width, depth, symmetric)
+        device = torch_device(device)
         self.d, self.width, self.depth = d, width, depth
         m, half = width, width // 2
         gen = generator if generator is not None else torch.Generator().manual_seed(0)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["L1", "L2", "mixed_policy", "noisy", "reacher_pd_expert"]
+__all__ = ["L1", "L2", "mixed_policy", "noisy", "reacher_pd_expert", "zero_torque"]
 
 L1, L2 = 0.1, 0.11
 F64 = NDArray[np.float64]
@@ -55,5 +55,15 @@ def mixed_policy(expert_prob: float) -> Callable[[Any, int, np.random.Generator]
 
     def act(obs: Any, t: int, rng: np.random.Generator) -> F64:
         return reacher_pd_expert(obs) if rng.random() < expert_prob else rng.uniform(-1.0, 1.0, 2)
+
+    return act
+
+
+def zero_torque() -> Callable[[Any, int, np.random.Generator], F64]:
+    """The do-nothing policy τ = 0: Reacher's floor once control cost counts (uniform random torques pay
+    about 4x more control cost than they gain in distance, so they score far below it)."""
+
+    def act(obs: Any, t: int, rng: np.random.Generator) -> F64:
+        return np.zeros(2)
 
     return act
