@@ -38,8 +38,16 @@ def first_steps(seed: int, steps: int, lr: float, batch: int) -> list[dict[str, 
         grad = torch.sqrt(sum((p.grad**2).sum() for p in model.parameters() if p.grad is not None))
         opt.step()
         share = float((out.detach() / (T - 1)).mean(0).max())
-        rows.append({"step": k + 1, "loss": float(loss.detach()), "max_share": share, "grad_norm": float(grad),
-                     "batch_acc": float((out.argmax(1) == y).float().mean())})  # fmt: skip
+        acc = float((out.argmax(1) == y).float().mean())
+        rows.append(
+            {
+                "step": k + 1,
+                "loss": float(loss.detach()),
+                "max_share": share,
+                "grad_norm": float(grad),
+                "batch_acc": acc,
+            }
+        )
     return rows
 
 

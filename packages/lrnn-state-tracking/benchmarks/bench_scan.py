@@ -124,9 +124,10 @@ def main() -> None:
     for t in args.lengths:
         x = torch.randn(1, t, args.d_model)
         row: dict[str, float] = {"T": t, **kernel_rows(t, args.chunks, args.repeats, fla)}
-        for name, mode, eig in (("diag_parallel", "parallel", "pm1"), ("diag_sequential", "sequential", "pm1"),
-                                ("diag_parallel_01", "parallel", "01")):  # fmt: skip
-            row[name] = t / cpu_seconds(lambda m=mode, e=eig: diag[e](x, mode=m), args.repeats)
+        forms = (("diag_parallel", "parallel", "pm1"), ("diag_sequential", "sequential", "pm1"),
+                 ("diag_parallel_01", "parallel", "01"))  # fmt: skip
+        for name, mode, eig in forms:
+            row[name] = t / cpu_seconds(lambda m=mode, e=eig, x=x: diag[e](x, mode=m), args.repeats)
         rows.append(row)
         print(" ".join(f"{k} {v:,.0f}" for k, v in row.items()), flush=True)
     result["kernels"] = rows
