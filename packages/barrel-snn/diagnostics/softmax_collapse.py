@@ -19,8 +19,12 @@ from barrel_snn.reproduce import Config, build_snn, make_data
 from barrel_snn.training import make_optimizer
 
 
-def first_steps(seed: int, steps: int, lr: float, batch: int) -> list[dict[str, float]]:
-    config = Config.full()
+def first_steps(
+    seed: int, steps: int, lr: float, batch: int, config: Config | None = None
+) -> list[dict[str, float]]:
+    """Per-step loss, max summed-softmax share, gradient norm and batch accuracy of the first ``steps``
+    steps (``config``: the full run's by default)."""
+    config = Config.full() if config is None else config
     d = make_data(config, seed)
     model = build_snn(config, seed, "cpu")
     opt = make_optimizer(model, lr)
