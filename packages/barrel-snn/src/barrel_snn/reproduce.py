@@ -36,7 +36,9 @@ class Config:
         sparse: sparse COO synapses in training (the same numbers as dense masked; speed only).
         n_train, n_test: synthetic sweeps; dt_rep: frame repetition (official 5; spec's plan 1, T = 110);
             frames: frames per sweep (the data set's 110; fewer only for the smoke scale).
-        epochs, batch, lr: training (official lr 8e-3, x5 tau_adp, x2 tau_m, StepLR(20, 0.8)).
+        epochs, batch, lr: training (x5 tau_adp, x2 tau_m, StepLR(20, 0.8) as official). The official lr
+            8e-3 goes with batch 128; at our batch 16 it saturates the readout softmax of seed 1 within 4
+            steps (RESULTS.md), so the full run uses 2e-3 (a deviation); the quick run keeps 8e-3.
         init_w, init_b: official 0.06, 0.04 (spiking data).
         n_seeds: seeds s, s+1, ... each with its own data, weights and masks.
         dep_counts, dep_draws: whisker-deprivation conditions (first seed's model).
@@ -54,10 +56,10 @@ class Config:
     frames: int = 110
     epochs: int = 5
     batch: int = 16
-    lr: float = 8e-3
+    lr: float = 2e-3  # deviation: official 8e-3 at batch 128 (see the docstring and RESULTS.md)
     init_w: float = 0.06
     init_b: float = 0.04
-    n_seeds: int = 2
+    n_seeds: int = 3
     dep_counts: tuple[int, ...] = (0, 1, 2, 4, 8)
     dep_draws: int = 4
     baseline_epochs: int = 10
@@ -87,6 +89,7 @@ class Config:
             n_train=240,
             n_test=90,
             epochs=3,
+            lr=8e-3,  # the official lr; seed 0 at scale 0.05 does not collapse with it (calibration run)
             n_seeds=1,
             dep_counts=(0, 1, 4, 8),
             dep_draws=3,
@@ -101,8 +104,8 @@ class Config:
 
     @classmethod
     def full(cls) -> Config:
-        """About 5 minutes on 2 quiet cores: scale 0.1 (421 neurons), 240/120 sweeps, 5 epochs, 2 seeds,
-        brian2 at full scale (3 trials)."""
+        """About 5 minutes on 2 quiet cores: scale 0.1 (421 neurons), 240/120 sweeps, 5 epochs, lr 2e-3,
+        3 seeds, brian2 at full scale (3 trials)."""
         return cls()
 
     @classmethod
@@ -124,7 +127,9 @@ class Config:
         )
 
 
-def _data(config: Config, seed: int) -> dict[str, np.ndarray]:
+def make_data(config: Config, seed: int) -> dict[str, np.ndarray]:
+    """Synthetic sweeps of ``seed`` spike-encoded and split: ``xf_tr, xt_tr, y_tr`` (train spikes and labels),
+    ``xf_te, xt_te, y_te`` (test), ``f_te, t_te`` (the test sweeps' raw force/torque, for deprivation)."""
     n = config.n_train + config.n_test
     force, torque, labels = make_synthetic_sweeps(n, seed=seed, frames=config.frames)
     xf, xt = encode_spikes(force, torque, np.random.default_rng(seed + 1), dt_rep=config.dt_rep)
@@ -141,7 +146,8 @@ def _data(config: Config, seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def _snn(config: Config, seed: int, device: str, **kw: Any) -> BarrelSNN:
+def build_snn(config: Config, seed: int, device: str, **kw: Any) -> BarrelSNN:
+    """A fresh SNN at ``config``'s scale with weights and masks from ``seed``; ``kw`` overrides arguments."""
     args: dict[str, Any] = {
         "scale": config.scale,
         "init_w": config.init_w,
@@ -174,8 +180,8 @@ def _run(config: Config, *, seed: int, device: str) -> Report:
     timings: dict[str, float] = {}
     first: dict[str, Any] = {}
     for k, s in enumerate(seeds):
-        d = _data(config, s)
-        model = _snn(config, s, device)
+        d = make_data(config, s)
+        model = build_snn(config, s, device)
         t0 = time.perf_counter()
         hist = train(
             model, d["xf_tr"], d["xt_tr"], d["y_tr"], epochs=config.epochs, lr=config.lr,
@@ -229,7 +235,7 @@ def _run(config: Config, *, seed: int, device: str) -> Report:
         ("jacobi_f32", "jacobi", torch.float32),
         ("sequential_f64", "sequential", torch.float64),
     ):
-        twin = _snn(config, s0, device, update_order=order, dtype=dtype)
+        twin = build_snn(config, s0, device, update_order=order, dtype=dtype)
         twin.load_state_dict(model.state_dict())
         agree[tag] = compare_with_torch(twin, xf.to(dtype), xt.to(dtype), trials=config.brian_trials)
     timings["brian2_agreement_s"] = time.perf_counter() - t0
@@ -446,4 +452,4 @@ def plots(report: Report) -> dict[str, Figure]:
     return figs
 
 
-__all__ = ["Config", "plots", "run"]
+__all__ = ["Config", "build_snn", "make_data", "plots", "run"]

@@ -149,7 +149,7 @@ class DeltaNet(nn.Module):
         n_heads: int = 4,
         conv: int = 4,
         eig_range: str | tuple[float, float] = "pm1",
-        chunk: int = 32,
+        chunk: int = 16,  # the fastest of 16/32/64 for a training step at batch 64, T <= 40 (README)
     ) -> None:
         super().__init__()
         if d_model % n_heads:

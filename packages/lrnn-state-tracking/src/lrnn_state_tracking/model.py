@@ -139,7 +139,10 @@ class LRNNLM(nn.Module):
                 x = x + ff(x)
         return self.head(self.norm_f(x))
 
-    def loss(self, tokens: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Mean cross-entropy over the masked (answer) positions. targets, mask: ``(B, T)``."""
-        logits = self(tokens)
+    def loss(
+        self, tokens: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor, mode: str = "parallel"
+    ) -> torch.Tensor:
+        """Mean cross-entropy over the masked (answer) positions. targets, mask: ``(B, T)``; ``mode`` as in
+        :meth:`forward` (the same numbers either way; the loop is faster for short sequences on a CPU)."""
+        logits = self(tokens, mode=mode)
         return F.cross_entropy(logits[mask], targets[mask])

@@ -8,18 +8,18 @@ at length 10,000. ``run(config, seed=..., device=...)`` returns a :class:`paperk
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 from paperkit import Claim, Report, torch_threads, track
+from paperkit.stats import ci_claim, paired_difference
 
 from lrnn_state_tracking.model import LRNNLM
 from lrnn_state_tracking.oracles import parity_deltanet_oracle, parity_diag_oracle
 from lrnn_state_tracking.tasks import get_task
-from lrnn_state_tracking.training import accuracy_by_length, scaled_accuracy, train
+from lrnn_state_tracking.training import accuracy_by_length, check_device, scaled_accuracy, train
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,7 +39,12 @@ ZERO_ONE = ("diag[0,1]", "deltanet[0,1]")
 
 @dataclass(frozen=True)
 class Experiment:
-    """One block of runs: ``models`` on ``task``, ``seeds`` seeds each, with its own model size and steps."""
+    """One block of runs: ``models`` on ``task``, ``seeds`` seeds each, with its own model size and steps.
+
+    ``label`` names the block (default: the task); ``train_len`` and ``d_state`` override the config's
+    for this block; ``train_mode`` is the LRNN layers' form in training (``"sequential"`` is faster for
+    sequences of at most ~16 tokens on a CPU; evaluation always uses the parallel form).
+    """
 
     task: str
     models: tuple[str, ...]
@@ -49,6 +54,10 @@ class Experiment:
     n_layers: int
     lr: float
     weight_decay: float = 0.0
+    label: str = ""
+    train_len: tuple[int, int] | None = None
+    d_state: int | None = None
+    train_mode: str = "parallel"
 
     def __post_init__(self) -> None:
         get_task(self.task)
@@ -59,6 +68,32 @@ class Experiment:
             val = getattr(self, name)
             if isinstance(val, bool) or not isinstance(val, int) or val < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {val!r}")
+        if self.train_len is not None and not (1 <= self.train_len[0] <= self.train_len[1]):
+            raise ValueError(f"train_len must be (min, max) with 1 <= min <= max, got {self.train_len}")
+        if self.d_state is not None and self.d_state < 1:
+            raise ValueError(f"d_state must be >= 1, got {self.d_state}")
+        if self.train_mode not in ("parallel", "sequential"):
+            raise ValueError(f"train_mode must be 'parallel' or 'sequential', got {self.train_mode!r}")
+
+    @property
+    def key(self) -> str:
+        """The block's name in the results (``label`` or the task)."""
+        return self.label or self.task
+
+
+# The diagonal model's parity claim in a regime our budget reaches (issue 21): the official d_state 16,
+# training lengths 3-10 (the paper's 3-40 needs more steps than we can afford to leave the ln 2 plateau),
+# the [0,1] control beside it, 3 seeds; evaluation on the paper's 41-256 (length generalisation).
+SHORT_PARITY = Experiment(
+    "parity", ("diag[0,1]", "diag[-1,1]"), seeds=3, steps=3000, d_model=16, n_layers=1, lr=1e-2,
+    label="parity-train-3-10", train_len=(3, 10), d_state=16, train_mode="sequential",
+)  # fmt: skip
+# Frozen from the block's calibration run (seed 0, 2026-12-01, RESULTS.md section 2): diag[-1,1] 0.933 vs
+# chance 0.5 (half-way 0.717); diag[0,1] 0.493 vs the [-1,1] model's 0.933 (half-way 0.713); the paired
+# gap 0.440 vs none (half 0.22).
+SHORT_PM1_MIN = 0.72
+SHORT_01_MAX = 0.71
+SHORT_GAP_MIN = 0.22
 
 
 @dataclass(frozen=True)
@@ -71,7 +106,8 @@ class Config:
         train_len, eval_len: (3, 40) and (41, 256) (official harness: train 3–40, test 40–256).
         n_eval: evaluation sequences per run (1,024, spec).
         oracle_len, oracle_batch: the oracles' strings (10,000 long, spec).
-        d_state: Mamba state size N (official default 16; 4 here to fit the CPU budget).
+        d_state: Mamba state size N (official 16; 4 in the 3-40 blocks to fit the CPU budget: with
+            N = 4 and Mamba's Δ init no [-1,1] eigenvalue is negative at initialisation, see README).
         conv: short-convolution width of the LRNN layers (official 4; 0 here, see the README's deviations).
         *_min / *_max: the claims' bounds, frozen from the calibration run recorded in the README.
     """
@@ -92,6 +128,11 @@ class Config:
     pm1_parity_min: float = 0.95
     zero_one_parity_max: float = 0.71
     deltanet_pm1_parity_min: float = 0.70
+    # The short-training-length block (diag, d_state 16, lengths 3-10; full run only), frozen from its
+    # calibration run (seed 0, RESULTS.md): see the two bounds' notes in the claims.
+    short_pm1_parity_min: float = SHORT_PM1_MIN
+    short_zero_one_parity_max: float = SHORT_01_MAX
+    short_gap_min: float = SHORT_GAP_MIN
 
     def __post_init__(self) -> None:
         if not self.experiments or self.experiments[0].task != "parity":
@@ -132,6 +173,7 @@ class Config:
                     1,
                     1e-2,
                 ),
+                SHORT_PARITY,
                 Experiment("count_mod3", ("diag[0,1]", "diag[-1,1]", "ghproduct[-1,1]"), 1, 400, 16, 1, 1e-2),
                 Experiment("mod_arith", ("deltanet[0,1]", "deltanet[-1,1]"), 1, 400, 32, 1, 1e-2, 0.1),
             ),
@@ -164,7 +206,7 @@ def build_model(config: Config, exp: Experiment, name: str, seed: int, device: s
         exp.n_layers,
         layer,
         eig,
-        d_state=config.d_state,
+        d_state=exp.d_state or config.d_state,
         conv=config.conv,
         n_heads=4 if exp.d_model % 4 == 0 else 1,
         mlp=layer == "transformer",  # the LRNN stacks are mixer-only, as the official Mamba LM
@@ -177,18 +219,20 @@ def run_one(config: Config, exp: Experiment, name: str, seed: int, device: str =
     """Train and evaluate one model; returns accuracies, per-length-bin accuracy, loss curve, seconds."""
     task = get_task(exp.task)
     model = build_model(config, exp, name, seed, device)
+    lo, hi = exp.train_len or config.train_len
     hist = train(
         model,
         task,
         exp.steps,
         batch=config.batch,
-        min_len=config.train_len[0],
-        max_len=config.train_len[1],
+        min_len=lo,
+        max_len=hi,
         lr=exp.lr,
         warmup=config.warmup,
         weight_decay=exp.weight_decay,
         seed=seed,
         device=device,
+        mode=exp.train_mode,
     )
     ev = accuracy_by_length(model, task, *config.eval_len, config.n_eval, seed=10_000 + seed, device=device)
     ev_in = accuracy_by_length(
@@ -227,99 +271,30 @@ def _second_best(values: list[float]) -> float:
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
+    """Every block of ``config`` on seeds ``seed, seed + 1, ...``; ``device`` is checked first
+    (:class:`paperkit.DeviceError` when it is not available)."""
+    device = check_device(device)
     with torch_threads(1):
         return _run(config, seed, device)
 
 
+Results = dict[str, dict[str, list[dict[str, Any]]]]  # block key -> model name -> one record a seed
+
+
 def _run(config: Config, seed: int, device: str) -> Report:
     jobs = [(e, m, seed + s) for e in config.experiments for m in e.models for s in range(e.seeds)]
-    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    results: Results = {}
     for exp, name, s in track(jobs, desc="lrnn-state-tracking reproduce"):
-        results.setdefault(exp.task, {}).setdefault(name, []).append(run_one(config, exp, name, s, device))
+        results.setdefault(exp.key, {}).setdefault(name, []).append(run_one(config, exp, name, s, device))
     oracle = oracle_accuracy(config, seed, device)
-
-    rows = []
-    metrics: dict[str, Any] = {"oracle": oracle, "runs": {}}
-    for exp in config.experiments:
-        n_classes = get_task(exp.task).n_classes
-        for name, runs in results[exp.task].items():
-            accs = [r["acc_eval"] for r in runs]
-            metrics["runs"][f"{exp.task}/{name}"] = {
-                "acc_eval_per_seed": accs,
-                "acc_train_lengths_per_seed": [r["acc_train_lengths"] for r in runs],
-                "bin_centres": runs[0]["bin_centres"],
-                "bin_acc_per_seed": [r["bin_acc"] for r in runs],
-                "loss_per_seed": [r["loss"][:: max(1, len(r["loss"]) // 200)] for r in runs],
-            }  # wall-clock times go to the table only, so that the same seed gives the same metrics
-            rows.append(
-                {
-                    "task": exp.task,
-                    "model": name,
-                    "layers × d_model": f"{exp.n_layers} × {exp.d_model}",
-                    "steps": exp.steps,
-                    "seeds": len(runs),
-                    f"acc {config.train_len[0]}-{config.train_len[1]}": float(
-                        np.mean([r["acc_train_lengths"] for r in runs])
-                    ),
-                    f"acc {config.eval_len[0]}-{config.eval_len[1]} (per seed)": ", ".join(
-                        f"{a:.3f}" for a in accs
-                    ),
-                    "scaled acc (mean)": float(np.mean([scaled_accuracy(a, n_classes) for a in accs])),
-                    "train s/run": float(np.mean([r["train_seconds"] for r in runs])),
-                }
-            )
-
-    parity = results["parity"]
-    scale = (
-        f"lengths {config.eval_len[0]}-{config.eval_len[1]}, {config.n_eval} sequences; trained on "
-        f"{config.train_len[0]}-{config.train_len[1]}"
-    )
-    claims: list[Claim] = []
-    pe = config.experiments[0]
-    if "diag[-1,1]" in parity:
-        accs = [r["acc_eval"] for r in parity["diag[-1,1]"]]
-        claims.append(
-            Claim.at_least(
-                "parity-diag-pm1-solves",
-                "The diagonal LRNN (Mamba) with eigenvalues in [-1,1] solves parity, generalising in length",
-                f"parity accuracy of diag[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
-                f"{pe.n_layers} layer, d_model {pe.d_model}, {pe.steps} steps; {scale}",
-                _second_best(accs),
-                config.pm1_parity_min,
-                paper="Mamba [-1,1] solves parity (Table 1); spec's gate >= 0.95",
-                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
-                note="calibration run at chance (0.507): nothing to calibrate, the spec's 0.95 kept (README)",
-            )
-        )
-    zero_one = {n: [r["acc_eval"] for r in parity[n]] for n in ZERO_ONE if n in parity}
-    if zero_one:
-        claims.append(
-            Claim.at_most(
-                "parity-01-fails",
-                "With eigenvalues in [0,1] (diagonal and DeltaNet) LRNNs cannot solve parity",
-                f"largest parity accuracy over seeds of {', '.join(zero_one)}; {scale}",
-                max(max(v) for v in zero_one.values()),
-                config.zero_one_parity_max,
-                paper="[0,1] variants near chance (Table 1); spec's gate <= 0.60",
-                details={f"{n}/seed{seed + i}": a for n, v in zero_one.items() for i, a in enumerate(v)},
-                note="bound half-way from the calibration run to the best [-1,1] model (see README)",
-            )
-        )
-    if "deltanet[-1,1]" in parity:
-        accs = [r["acc_eval"] for r in parity["deltanet[-1,1]"]]
-        claims.append(
-            Claim.at_least(
-                "parity-deltanet-pm1-solves",
-                "DeltaNet with eigenvalues in [-1,1] (beta in (0,2)) solves parity and generalises in length",
-                f"parity accuracy of deltanet[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
-                f"{pe.n_layers} layer, d_model {pe.d_model}, {pe.steps} steps; {scale}",
-                _second_best(accs),
-                config.deltanet_pm1_parity_min,
-                paper="DeltaNet [-1,1] solves parity (Table 1); spec's soft gate >= 0.90",
-                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
-                note="bound half-way between the calibration run and chance 0.5 (see README)",
-            )
-        )
+    metrics: dict[str, Any] = {
+        "oracle": oracle,
+        "runs": _run_metrics(results, config),
+        "blocks": {e.key: e.task for e in config.experiments},
+    }
+    claims = _parity_claims(results, config, seed)
+    short = _short_claims(results, config, seed)
+    claims += short
     claims.append(
         Claim.at_least(
             "oracles-exact-at-10k",
@@ -333,15 +308,16 @@ def _run(config: Config, seed: int, device: str) -> Report:
             note="an exactness check, not a calibrated margin: any error fails it",
         )
     )
-
     report_only, notes = _report_only(results, config)
     metrics["report_only"] = report_only
-    tables: dict[str, list[dict[str, Any]]] = {"Accuracy by task and model": rows}
+    tables: dict[str, list[dict[str, Any]]] = {"Accuracy by block and model": _rows(results, config)}
     if report_only:
         tables["Report-only claims (spec claim 3; not gated)"] = [
             {"claim": k, **{kk: vv for kk, vv in v.items() if kk != "details"}}
             for k, v in report_only.items()
         ]
+    if not short:
+        notes.append(f"The short-training-length parity block ({SHORT_PARITY.key}) runs in the full run.")
     notes = [
         "Accuracy is at the answer token (parity / mod-3: the last bit; mod-5: '='), float32, on fresh "
         "sequences; scaled accuracy = (acc - 1/K)/(1 - 1/K).",
@@ -350,9 +326,159 @@ def _run(config: Config, seed: int, device: str) -> Report:
     return Report(metrics=metrics, claims=claims, tables=tables, notes=notes)
 
 
-def _report_only(
-    results: Mapping[str, Mapping[str, list[dict[str, Any]]]], config: Config
-) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def _run_metrics(results: Results, config: Config) -> dict[str, Any]:
+    """Per block and model: accuracies per seed, per-length-bin accuracy, a thinned loss curve."""
+    out: dict[str, Any] = {}
+    for exp in config.experiments:
+        for name, runs in results[exp.key].items():
+            out[f"{exp.key}/{name}"] = {
+                "acc_eval_per_seed": [r["acc_eval"] for r in runs],
+                "acc_train_lengths_per_seed": [r["acc_train_lengths"] for r in runs],
+                "bin_centres": runs[0]["bin_centres"],
+                "bin_acc_per_seed": [r["bin_acc"] for r in runs],
+                "loss_per_seed": [r["loss"][:: max(1, len(r["loss"]) // 200)] for r in runs],
+            }  # wall-clock times go to the table only, so that the same seed gives the same metrics
+    return out
+
+
+def _rows(results: Results, config: Config) -> list[dict[str, Any]]:
+    rows = []
+    for exp in config.experiments:
+        n_classes = get_task(exp.task).n_classes
+        lo, hi = exp.train_len or config.train_len
+        for name, runs in results[exp.key].items():
+            accs = [r["acc_eval"] for r in runs]
+            rows.append(
+                {
+                    "block": exp.key,
+                    "model": name,
+                    "layers × d_model": f"{exp.n_layers} × {exp.d_model}",
+                    "d_state": (exp.d_state or config.d_state) if name.startswith("diag") else "",
+                    "train lengths": f"{lo}-{hi}",
+                    "steps": exp.steps,
+                    "seeds": len(runs),
+                    f"acc {config.train_len[0]}-{config.train_len[1]}": float(
+                        np.mean([r["acc_train_lengths"] for r in runs])
+                    ),
+                    f"acc {config.eval_len[0]}-{config.eval_len[1]} (per seed)": ", ".join(
+                        f"{a:.3f}" for a in accs
+                    ),
+                    "scaled acc (mean)": float(np.mean([scaled_accuracy(a, n_classes) for a in accs])),
+                    "train s/run": float(np.mean([r["train_seconds"] for r in runs])),
+                }
+            )
+    return rows
+
+
+def _eval_scale(config: Config) -> str:
+    return f"lengths {config.eval_len[0]}-{config.eval_len[1]}, {config.n_eval} sequences"
+
+
+def _parity_claims(results: Results, config: Config, seed: int) -> list[Claim]:
+    """The claims of the first block (parity, trained on the config's lengths, 3-40 by default)."""
+    pe = config.experiments[0]
+    parity = results[pe.key]
+    scale = f"{_eval_scale(config)}; trained on {config.train_len[0]}-{config.train_len[1]}"
+    claims: list[Claim] = []
+    if "diag[-1,1]" in parity:
+        accs = [r["acc_eval"] for r in parity["diag[-1,1]"]]
+        claims.append(
+            Claim.at_least(
+                "parity-diag-pm1-solves",
+                "The diagonal LRNN (Mamba) with eigenvalues in [-1,1] solves parity, generalising in length",
+                f"parity accuracy of diag[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
+                f"{pe.n_layers} layer, d_model {pe.d_model}, d_state {pe.d_state or config.d_state}, "
+                f"{pe.steps} steps; {scale}",
+                _second_best(accs),
+                config.pm1_parity_min,
+                paper="Table 1: Mamba [-1,1] solves parity (trained 3-40, tested 40-256); spec's gate 0.95",
+                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
+                note="calibration run at chance (0.507): nothing to calibrate, the spec's 0.95 kept; fails "
+                "at our 400 steps (ln 2 plateau; RESULTS.md)",
+            )
+        )
+    zero_one = {n: [r["acc_eval"] for r in parity[n]] for n in ZERO_ONE if n in parity}
+    if zero_one:
+        claims.append(
+            Claim.at_most(
+                "parity-01-fails",
+                "With eigenvalues in [0,1] (diagonal and DeltaNet) LRNNs cannot solve parity",
+                f"largest parity accuracy over seeds of {', '.join(zero_one)}; {scale}",
+                max(max(v) for v in zero_one.values()),
+                config.zero_one_parity_max,
+                paper="Table 1 and Theorem (Section 4): [0,1] variants near chance; spec's gate <= 0.60",
+                details={f"{n}/seed{seed + i}": a for n, v in zero_one.items() for i, a in enumerate(v)},
+                note="bound half-way from the calibration run to the best [-1,1] model (RESULTS.md)",
+            )
+        )
+    if "deltanet[-1,1]" in parity:
+        accs = [r["acc_eval"] for r in parity["deltanet[-1,1]"]]
+        claims.append(
+            Claim.at_least(
+                "parity-deltanet-pm1-solves",
+                "DeltaNet with eigenvalues in [-1,1] (beta in (0,2)) solves parity and generalises in length",
+                f"parity accuracy of deltanet[-1,1] reached by >= 2 of {len(accs)} seeds (the seed if 1); "
+                f"{pe.n_layers} layer, d_model {pe.d_model}, {pe.steps} steps; {scale}",
+                _second_best(accs),
+                config.deltanet_pm1_parity_min,
+                paper="Table 1: DeltaNet [-1,1] solves parity; spec's soft gate >= 0.90",
+                details={f"seed{seed + i}": a for i, a in enumerate(accs)},
+                note="bound half-way between the calibration run and chance 0.5 (RESULTS.md)",
+            )
+        )
+    return claims
+
+
+def _short_claims(results: Results, config: Config, seed: int) -> list[Claim]:
+    """The diagonal model's parity claims in the block trained on short strings (absent when not run)."""
+    exp = next((e for e in config.experiments if e.key == SHORT_PARITY.key), None)
+    if exp is None or not {"diag[0,1]", "diag[-1,1]"} <= set(results[exp.key]):
+        return []
+    pm1 = [r["acc_eval"] for r in results[exp.key]["diag[-1,1]"]]
+    zero_one = [r["acc_eval"] for r in results[exp.key]["diag[0,1]"]]
+    lo, hi = exp.train_len or config.train_len
+    regime = (
+        f"{exp.n_layers} layer, d_model {exp.d_model}, d_state {exp.d_state or config.d_state}, trained on "
+        f"lengths {lo}-{hi} for {exp.steps} steps; {_eval_scale(config)}"
+    )
+    seeds = [seed + i for i in range(len(pm1))]
+    diff = paired_difference(
+        pm1, zero_one, rng=np.random.default_rng(seed), names=("diag[-1,1]", "diag[0,1]"), seeds=seeds
+    )
+    return [
+        Claim.at_least(
+            "parity-diag-pm1-solves-short-train",
+            "The diagonal LRNN (Mamba) with eigenvalues in [-1,1] learns parity and generalises in length",
+            f"parity accuracy of diag[-1,1] reached by >= 2 of {len(pm1)} seeds (the seed if 1); {regime}",
+            _second_best(pm1),
+            config.short_pm1_parity_min,
+            paper="Table 1: Mamba [-1,1] solves parity, tested on 40-256 (trained there on 3-40)",
+            details={f"seed{s}": a for s, a in zip(seeds, pm1, strict=True)},
+            note="bound half-way from the calibration run (seed 0) to chance 0.5 (RESULTS.md)",
+        ),
+        Claim.at_most(
+            "parity-diag-01-fails-short-train",
+            "The same diagonal LRNN with eigenvalues in [0,1] cannot solve parity",
+            f"largest parity accuracy of diag[0,1] over {len(zero_one)} seeds; {regime}",
+            max(zero_one),
+            config.short_zero_one_parity_max,
+            paper="Table 1 and Section 4 (no finite-precision [0,1] LRNN solves parity): near chance",
+            details={f"seed{s}": a for s, a in zip(seeds, zero_one, strict=True)},
+            note="bound half-way from the calibration run's [0,1] control to its [-1,1] model (RESULTS.md)",
+        ),
+        ci_claim(
+            "parity-diag-pm1-minus-01-short-train",
+            "Extending the diagonal LRNN's eigenvalues from [0,1] to [-1,1] raises parity accuracy",
+            f"acc(diag[-1,1]) - acc(diag[0,1]), paired by seed; {regime}",
+            diff,
+            above=config.short_gap_min,
+            paper="Table 1 (Mamba [0,1] vs [-1,1] on parity)",
+            note="bound: half the calibration run's gap (RESULTS.md); 3 seeds make the CI coarse",
+        ),
+    ]
+
+
+def _report_only(results: Results, config: Config) -> tuple[dict[str, dict[str, Any]], list[str]]:
     out: dict[str, dict[str, Any]] = {}
     notes = []
     mod3 = results.get("count_mod3", {})
@@ -395,11 +521,13 @@ def plots(report: Report) -> dict[str, Figure]:
 
     figs: dict[str, Figure] = {}
     runs = report.metrics["runs"]
-    tasks = sorted({k.split("/")[0] for k in runs}, key=lambda t: (t != "parity", t))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(5.5 * len(tasks), 4), squeeze=False)
-    for ax, task in zip(axes[0], tasks, strict=True):
+    blocks: dict[str, str] = report.metrics.get("blocks", {})
+    keys = list(dict.fromkeys(k.split("/")[0] for k in runs))  # blocks in run order (parity first)
+    fig, axes = plt.subplots(1, len(keys), figsize=(5.5 * len(keys), 4), squeeze=False)
+    for ax, block in zip(axes[0], keys, strict=True):
+        task = blocks.get(block, block)
         for key, r in runs.items():
-            if not key.startswith(task + "/"):
+            if not key.startswith(block + "/"):
                 continue
             per_seed = np.asarray(r["bin_acc_per_seed"], dtype=float)
             seen = np.isfinite(per_seed).any(0)  # length bins that held sequences
@@ -411,7 +539,7 @@ def plots(report: Report) -> dict[str, Figure]:
         ax.set(
             xlabel="sequence length (tokens)",
             ylabel="accuracy at the answer",
-            title=f"{task}: length generalisation",
+            title=f"{block}: length generalisation",
         )
         ax.set_ylim(0, 1.05)
         ax.grid(True, alpha=0.3)
