@@ -13,7 +13,8 @@ refused argument list through ``python -m <module>`` (exit 2, one line, no trace
 and must not import ``light_start_without`` (torch by default); one runs ``reproduce --smoke`` through
 the installed console script (valid results, at least one claim). In this process a second smoke run
 with the same seed must give identical numbers, and ``--device cuda`` without a GPU must be one clear
-line. Under ``--run-slow``: ``reproduce --quick``.
+line. It also checks import hygiene (:mod:`shared_testing.hygiene`). Under ``--run-slow``:
+``reproduce --quick``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, ClassVar
 import pytest
 
 from shared_testing.determinism import assert_identical
+from shared_testing.hygiene import hygiene_violations
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 RECORD_KEYS = {
@@ -147,6 +149,10 @@ class ConformanceSuite:
     known_failing_quick_claims: ClassVar[frozenset[str]] = frozenset()
     #: Modules that ``python -m <module> --help`` and ``--version`` must not import (the CLI answers at once).
     light_start_without: ClassVar[tuple[str, ...]] = ("torch",)
+    #: Import-hygiene violations the package still has (lines of ``shared_testing.hygiene``), declared so that
+    #: a new one and a fixed one are both caught. ``None`` (not yet declared) reports them as an expected
+    #: failure instead; ``frozenset()`` is a clean package.
+    known_hygiene_violations: ClassVar[frozenset[str] | None] = None
 
     @property
     def distribution(self) -> str:
@@ -283,4 +289,19 @@ class ConformanceSuite:
         assert failing == set(self.known_failing_quick_claims), (
             f"failing quick claims {sorted(failing)} differ from the declared "
             f"{sorted(self.known_failing_quick_claims)}"
+        )
+
+    def test_import_hygiene(self) -> None:
+        found = hygiene_violations(self.module)
+        if self.known_hygiene_violations is None:
+            if found:
+                pytest.xfail(
+                    f"{len(found)} import-hygiene violation(s), not yet declared:\n" + "\n".join(found)
+                )
+            return
+        new = sorted(set(found) - self.known_hygiene_violations)
+        fixed = sorted(self.known_hygiene_violations - set(found))
+        assert not new, "new import-hygiene violations:\n" + "\n".join(new)
+        assert not fixed, "declared violations that are gone (remove them from the list):\n" + "\n".join(
+            fixed
         )

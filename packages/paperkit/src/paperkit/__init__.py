@@ -5,14 +5,15 @@
 - :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
-- :func:`lazy_exports`: a package's public names imported on first use.
+- :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
+- ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
 """
 
 from importlib import metadata
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
-from paperkit.exports import lazy_exports
+from paperkit.exports import lazy_exports, public_api, public_table
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
 from paperkit.runtime import (
@@ -24,6 +25,20 @@ from paperkit.runtime import (
     seed_everything,
     torch_threads,
 )
+from paperkit.validation import (
+    SEED_MAX,
+    check_array,
+    check_bool,
+    check_choice,
+    check_finite,
+    check_instance,
+    check_int,
+    check_matrix_pd,
+    check_number,
+    check_positive,
+    check_probability,
+    check_seed,
+)
 
 try:
     __version__ = metadata.version("iclr25-paperkit")
@@ -32,6 +47,7 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
 
 __all__ = [
     "DIST_PREFIX",
+    "SEED_MAX",
     "Claim",
     "DeviceError",
     "Experiment",
@@ -39,10 +55,23 @@ __all__ = [
     "__version__",
     "atomic_write_bytes",
     "build_parser",
+    "check_array",
+    "check_bool",
+    "check_choice",
+    "check_finite",
+    "check_instance",
+    "check_int",
+    "check_matrix_pd",
+    "check_number",
+    "check_positive",
+    "check_probability",
+    "check_seed",
     "cuda_available",
     "distribution",
     "lazy_exports",
     "markdown_table",
+    "public_api",
+    "public_table",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
