@@ -7,6 +7,8 @@
 - :func:`track`: a quiet progress bar.
 - :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
 - ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
+- :mod:`paperkit.stats`: paired seeds, bootstrap CIs of paired differences, rank correlations, claims on a
+  CI bound (:func:`ci_claim`) and one tuning grid for every method (:func:`tune`).
 """
 
 from importlib import metadata
@@ -24,6 +26,19 @@ from paperkit.runtime import (
     resolve_device,
     seed_everything,
     torch_threads,
+)
+from paperkit.stats import (
+    Interval,
+    PairedDifference,
+    SeedTable,
+    Tuned,
+    bootstrap_ci,
+    ci_claim,
+    kendall_tau,
+    over_seeds,
+    paired_difference,
+    spearman,
+    tune,
 )
 from paperkit.validation import (
     SEED_MAX,
@@ -51,9 +66,14 @@ __all__ = [
     "Claim",
     "DeviceError",
     "Experiment",
+    "Interval",
+    "PairedDifference",
     "Report",
+    "SeedTable",
+    "Tuned",
     "__version__",
     "atomic_write_bytes",
+    "bootstrap_ci",
     "build_parser",
     "check_array",
     "check_bool",
@@ -66,17 +86,23 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_seed",
+    "ci_claim",
     "cuda_available",
     "distribution",
+    "kendall_tau",
     "lazy_exports",
     "markdown_table",
+    "over_seeds",
+    "paired_difference",
     "public_api",
     "public_table",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
     "seed_everything",
+    "spearman",
     "torch_threads",
     "track",
+    "tune",
     "write_results",
 ]
