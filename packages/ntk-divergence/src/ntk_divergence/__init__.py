@@ -34,13 +34,13 @@ PUBLIC = {
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
 if TYPE_CHECKING:
-    from ntk_divergence.analysis import loglog_slope, semilog_slope
-    from ntk_divergence.data import pd_stress_set, synthetic_sphere
-    from ntk_divergence.empirical import empirical_ntk, jacobian, param_distance
-    from ntk_divergence.kernels import ACTIVATIONS, erf_expectations, fc_ntk, relu_expectations
-    from ntk_divergence.methods import METHODS, kernel_gd, run_method
-    from ntk_divergence.models import FCN
-    from ntk_divergence.training import LOSSES, Trajectory, fcn_loss_grad, log_checkpoints, train_gd
+    from ntk_divergence.analysis import loglog_slope, semilog_slope  # noqa: F401
+    from ntk_divergence.data import pd_stress_set, synthetic_sphere  # noqa: F401
+    from ntk_divergence.empirical import empirical_ntk, jacobian, param_distance  # noqa: F401
+    from ntk_divergence.kernels import ACTIVATIONS, erf_expectations, fc_ntk, relu_expectations  # noqa: F401
+    from ntk_divergence.methods import METHODS, kernel_gd, run_method  # noqa: F401
+    from ntk_divergence.models import FCN  # noqa: F401
+    from ntk_divergence.training import LOSSES, Trajectory, fcn_loss_grad, log_checkpoints, train_gd  # noqa: F401
 
 try:
     __version__ = version("iclr25-ntk-divergence")

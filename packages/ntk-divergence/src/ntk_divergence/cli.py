@@ -1,4 +1,4 @@
-"""``ntk-divergence`` console script: ``ntk-divergence reproduce [--quick] [--seed N] [--out DIR] [--check]``."""
+"""``ntk-divergence`` console script: ``ntk-divergence reproduce [--quick] [--seed N] [--out DIR]``."""
 
 from __future__ import annotations
 

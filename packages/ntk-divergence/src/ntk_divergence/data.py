@@ -9,7 +9,9 @@ from paperkit import check_int, check_number, check_seed
 __all__ = ["pd_stress_set", "synthetic_sphere"]
 
 
-def synthetic_sphere(n: int = 20, d: int = 5, *, seed: int, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_sphere(
+    n: int = 20, d: int = 5, *, seed: int, noise: float = 0.3
+) -> tuple[np.ndarray, np.ndarray]:
     """``(X (n, d) float64 on the unit sphere, y (n,) in {-1, +1})`` with y = sign(x_1 + noise * xi)."""
     n, d = check_int(n, "n", low=2), check_int(d, "d", low=1)
     noise = check_number(noise, "noise", low=0.0)

@@ -21,10 +21,9 @@ import numpy as np
 import torch
 from paperkit import check_array, check_choice, check_int, check_positive, check_seed
 
-from ntk_divergence.empirical import empirical_ntk
 from ntk_divergence.kernels import fc_ntk
 from ntk_divergence.models import FCN
-from ntk_divergence.training import LOSSES, Trajectory, log_checkpoints, train_gd
+from ntk_divergence.training import LOSSES, Trajectory, fcn_ntk_gram, log_checkpoints, train_gd
 
 __all__ = ["METHODS", "MethodInfo", "kernel_gd", "run_method"]
 
@@ -75,7 +74,9 @@ def _network(loss: str) -> Callable[..., Trajectory]:
         device: str = "cpu",
     ) -> Trajectory:
         model, Xt, yt, theta = _setup(X, y, width=width, depth=depth, seed=seed, device=device)
-        return train_gd(model, Xt, yt, loss=loss, lr=lr, steps=steps, n_checkpoints=n_checkpoints, theta=theta)
+        return train_gd(
+            model, Xt, yt, loss=loss, lr=lr, steps=steps, n_checkpoints=n_checkpoints, theta=theta
+        )
 
     return call
 
@@ -96,9 +97,11 @@ def _fixed_kernel(kind: str) -> Callable[..., Trajectory]:
         model, Xt, _, theta = _setup(X, y, width=width, depth=depth, seed=seed, device=device)
         with torch.no_grad():
             f0 = model(Xt).cpu().numpy()
-        k0 = empirical_ntk(model, Xt).cpu().numpy()
+        k0 = fcn_ntk_gram(_numpy_params(model), model, np.asarray(X, float))
         K = theta if kind == "kernel" else k0
-        ts, outs, dist = kernel_gd(K, f0, np.asarray(y, float), loss="ce", lr=lr, steps=steps, n_checkpoints=n_checkpoints)
+        ts, outs, dist = kernel_gd(
+            K, f0, np.asarray(y, float), loss="ce", lr=lr, steps=steps, n_checkpoints=n_checkpoints
+        )
         margins = (outs * y).min(axis=1)
         loss_t = np.logaddexp(0.0, -outs * y).mean(axis=1)
         const = np.full(len(ts), np.linalg.eigvalsh(K)[0])
@@ -123,6 +126,10 @@ def _setup(
     theta, _ = fc_ntk(X, depth=depth)
     Xt = torch.as_tensor(X, device=device)
     return model, Xt, torch.as_tensor(y, device=device), theta
+
+
+def _numpy_params(model: FCN) -> dict[str, np.ndarray]:
+    return {k: v.detach().cpu().numpy() for k, v in model.named_parameters()}
 
 
 METHODS: dict[str, MethodInfo] = {

@@ -18,15 +18,21 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit import check_array, check_choice, check_instance, check_int, check_positive
-from torch import nn
 from torch.nn.functional import softplus
 
-from ntk_divergence.empirical import empirical_ntk, param_distance
 from ntk_divergence.models import FCN
 
 LOSSES = ("ce", "mse")
 
-__all__ = ["LOSSES", "Trajectory", "fcn_loss_grad", "log_checkpoints", "loss_value", "train_gd"]
+__all__ = [
+    "LOSSES",
+    "Trajectory",
+    "fcn_loss_grad",
+    "fcn_ntk_gram",
+    "log_checkpoints",
+    "loss_value",
+    "train_gd",
+]
 
 
 @dataclass(frozen=True)
@@ -65,12 +71,49 @@ def loss_value(f: torch.Tensor, y: torch.Tensor, loss: str) -> torch.Tensor:
     return 0.5 * ((f - y) ** 2).mean()
 
 
-def _state(
-    model: nn.Module, X: torch.Tensor, y: torch.Tensor, loss: str
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    with torch.no_grad():
-        f = model(X)
-    return f, empirical_ntk(model, X), loss_value(f, y, loss)
+def _forward(
+    params: dict[str, np.ndarray], model: FCN, X: np.ndarray
+) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """(activations a_0 = X .. a_L, pre-activations z_1 .. z_L, f) of an FCN at numpy params."""
+    m, beta = model.width, model.beta
+    acts, pre = [X], []
+    for i in range(model.depth):
+        z = (1.0 if i == 0 else m**-0.5) * (acts[-1] @ params[f"weights.{i}"].T)
+        if beta:
+            z = z + beta * params[f"biases.{i}"]
+        pre.append(z)
+        acts.append(np.maximum(z, 0.0) if model.activation == "relu" else _erf(z))
+    f = acts[-1] @ params["readout"] / np.sqrt(m)
+    if beta:
+        f = f + beta * params["out_bias"][0]
+    return acts, pre, f
+
+
+def _act_grad(model: FCN, z: np.ndarray) -> np.ndarray:
+    if model.activation == "relu":
+        return (z > 0).astype(z.dtype)
+    out: np.ndarray = (2 / np.sqrt(np.pi)) * np.exp(-(z**2))
+    return out
+
+
+def fcn_ntk_gram(params: dict[str, np.ndarray], model: FCN, X: np.ndarray) -> np.ndarray:
+    """``(n, n)`` empirical NTK of an :class:`FCN` at numpy ``params``, from the hand-written Jacobian.
+
+    With D_i = d f / d z_i per sample (n, m) and a_i the activations, the Gram matrix is
+    sum_i s_i^2 (D_i D_i^T) * (a_{i-1} a_{i-1}^T) + beta^2 D_i D_i^T, plus a_L a_L^T / m + beta^2 from the
+    readout; O(n^2 m L) without materialising the Jacobian. Checked against torch.func in the tests.
+    """
+    m, beta = model.width, model.beta
+    acts, pre, _ = _forward(params, model, X)
+    gram = acts[-1] @ acts[-1].T / m + beta**2
+    D = (params["readout"] / np.sqrt(m)) * _act_grad(model, pre[-1])
+    for i in reversed(range(model.depth)):
+        s = 1.0 if i == 0 else m**-0.5
+        dd = D @ D.T
+        gram = gram + s**2 * dd * (acts[i] @ acts[i].T) + beta**2 * dd
+        if i:
+            D = s * (D @ params[f"weights.{i}"]) * _act_grad(model, pre[i - 1])
+    return gram
 
 
 def fcn_loss_grad(
@@ -82,18 +125,7 @@ def fcn_loss_grad(
     torch autograd costs ~1 ms a step here. ``tests/test_training.py`` checks it against autograd.
     """
     m, beta, n = model.width, model.beta, X.shape[0]
-    relu = model.activation == "relu"
-    acts, pre = [X], []
-    for i in range(model.depth):
-        s = 1.0 if i == 0 else m**-0.5
-        z = s * (acts[-1] @ params[f"weights.{i}"].T)
-        if beta:
-            z = z + beta * params[f"biases.{i}"]
-        pre.append(z)
-        acts.append(np.maximum(z, 0.0) if relu else _erf(z))
-    f = acts[-1] @ params["readout"] / np.sqrt(m)
-    if beta:
-        f = f + beta * params["out_bias"][0]
+    acts, pre, f = _forward(params, model, X)
     if loss == "ce":
         value = float(np.logaddexp(0.0, -y * f).mean())
         g = -y * _sigmoid(-y * f) / n
@@ -106,8 +138,7 @@ def fcn_loss_grad(
     da = np.outer(g, params["readout"]) / np.sqrt(m)
     for i in reversed(range(model.depth)):
         s = 1.0 if i == 0 else m**-0.5
-        z = pre[i]
-        dz = da * ((z > 0) if relu else (2 / np.sqrt(np.pi)) * np.exp(-(z**2)))
+        dz = da * _act_grad(model, pre[i])
         grads[f"weights.{i}"] = s * (dz.T @ acts[i])
         if beta:
             grads[f"biases.{i}"] = beta * dz.sum(axis=0)
@@ -140,7 +171,7 @@ def train_gd(
     """Train ``model`` in place by full-batch GD from its current parameters (theta_0) and trace it.
 
     Args:
-        model: an :class:`FCN` on X's device, float64.
+        model: an :class:`FCN` (its parameters are theta_0; GD runs in float64 numpy on the CPU).
         X: ``(n, d)`` inputs; y: ``(n,)`` labels in {-1, +1}.
         loss: ``"ce"`` or ``"mse"``. lr: step size eta > 0. steps: GD steps S.
         n_checkpoints: log-spaced checkpoints besides t = 0.
@@ -153,21 +184,25 @@ def train_gd(
     lr = check_positive(lr, "lr")
     marks = log_checkpoints(steps, n_checkpoints)
     mark_set = frozenset(int(m) for m in marks)
-    theta_t = None if theta is None else torch.as_tensor(theta, dtype=X.dtype, device=X.device)
-    p0 = {k: v.detach().clone() for k, v in model.named_parameters()}
+    theta = (
+        None
+        if theta is None
+        else np.asarray(check_array(theta, "theta", shape=(X.shape[0], X.shape[0])), float)
+    )
     params = {k: v.detach().cpu().numpy().copy() for k, v in model.named_parameters()}
+    p0 = {k: v.copy() for k, v in params.items()}
     xn, yn = X.detach().cpu().numpy(), y.detach().cpu().numpy()
     rows: list[tuple[float, ...]] = []
     outs: list[np.ndarray] = []
-    k0: torch.Tensor | None = None
+    k0: np.ndarray | None = None
     increases, prev = 0, float("inf")
     for t in range(int(marks[-1]) + 1):
         if t in mark_set:
-            _load(model, params)
-            f, k, ell = _state(model, X, y, loss)
+            ell, f, _ = fcn_loss_grad(params, model, xn, yn, loss)
+            k = fcn_ntk_gram(params, model, xn)
             k0 = k if k0 is None else k0
-            rows.append(_row(model, p0, f, k, k0, theta_t, y, ell))
-            outs.append(f.cpu().numpy())
+            rows.append(_row(params, p0, f, k, k0, theta, yn, ell))
+            outs.append(f)
         if t == marks[-1]:
             break
         value, _, grads = fcn_loss_grad(params, model, xn, yn, loss)
@@ -175,32 +210,30 @@ def train_gd(
         prev = value
         for name, g in grads.items():
             params[name] -= lr * g
-    cols = np.asarray(rows, dtype=np.float64).T
-    return Trajectory(loss, marks.astype(np.float64), *cols, outputs=np.stack(outs), n_loss_increases=increases)
-
-
-def _load(model: nn.Module, params: dict[str, np.ndarray]) -> None:
-    with torch.no_grad():
+    with torch.no_grad():  # the model ends at theta_S, as "in place" promises
         for name, p in model.named_parameters():
-            p.copy_(torch.as_tensor(params[name]))
+            p.copy_(torch.as_tensor(params[name], device=p.device, dtype=p.dtype))
+    dist, change, dev, dev_max, lam, margin, ell = np.asarray(rows, dtype=np.float64).T
+    ts = marks.astype(np.float64)
+    return Trajectory(loss, ts, dist, change, dev, dev_max, lam, margin, ell, np.stack(outs), increases)
 
 
 def _row(
-    model: nn.Module,
-    p0: dict[str, torch.Tensor],
-    f: torch.Tensor,
-    k: torch.Tensor,
-    k0: torch.Tensor,
-    theta: torch.Tensor | None,
-    y: torch.Tensor,
-    ell: torch.Tensor,
+    params: dict[str, np.ndarray],
+    p0: dict[str, np.ndarray],
+    f: np.ndarray,
+    k: np.ndarray,
+    k0: np.ndarray,
+    theta: np.ndarray | None,
+    y: np.ndarray,
+    ell: float,
 ) -> tuple[float, ...]:
-    pt = {name: v.detach() for name, v in model.named_parameters()}
-    change = float(torch.linalg.norm(k - k0) / torch.linalg.norm(k0))
+    dist = float(np.sqrt(sum(((params[n] - p0[n]) ** 2).sum() for n in params)))
+    change = float(np.linalg.norm(k - k0) / np.linalg.norm(k0))
     if theta is None:
         dev = dev_max = float("nan")
     else:
-        dev = float(torch.linalg.norm(k - theta) / torch.linalg.norm(theta))
-        dev_max = float((k - theta).abs().max())
-    lam = float(torch.linalg.eigvalsh(k)[0])
-    return (param_distance(pt, p0), change, dev, dev_max, lam, float((y * f).min()), float(ell))
+        dev = float(np.linalg.norm(k - theta) / np.linalg.norm(theta))
+        dev_max = float(np.abs(k - theta).max())
+    lam = float(np.linalg.eigvalsh(k)[0])
+    return (dist, change, dev, dev_max, lam, float((y * f).min()), ell)
