@@ -1,0 +1,5 @@
+import sys
+
+from ntk_divergence.cli import main
+
+sys.exit(main())
