@@ -281,7 +281,7 @@ def quadratic_run(method: str, config: Config, seed: int, device: str) -> np.nda
     gen = torch.Generator(device=device).manual_seed(seed)
     out = torch.empty(config.quad_steps, dtype=torch.float64, device=device)
     for t, idx in enumerate(PoissonSampler(config.quad_n, q, config.quad_steps, gen)):
-        opt.step(O.make_closure(model, squared_error, x[idx], y[idx]))
+        opt.step(O.make_closure(model, squared_error, x[idx], y[idx], summed=True))
         with torch.no_grad():
             e = next(model.parameters())[0] - w_opt
             out[t] = 0.5 * e @ h @ e
@@ -367,7 +367,7 @@ def _timing(config: Config, device: str) -> dict[str, float]:
     times: dict[str, list[float]] = {k: [] for k in kinds}
     for i in range(config.timing_steps + 3):
         for k, opt in opts.items():
-            closure = O.make_closure(models[k], cross_entropy, xb, yb)
+            closure = O.make_closure(models[k], cross_entropy, xb, yb, summed=True)
             if device == "cuda":
                 torch.cuda.synchronize()
             t0 = time.process_time()
