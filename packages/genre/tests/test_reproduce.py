@@ -9,7 +9,8 @@ import pytest
 import torch
 from genre.model import soft_targets
 from genre.pairs import pair_distribution
-from genre.reproduce import Config, consistency, run, toy_problem
+from genre.reproduce import Config, consistency, report, run_records, toy_problem
+from genre.reproduce.claims import claims
 
 
 def test_configs_build_and_validate():
@@ -42,25 +43,44 @@ def test_consistency_target_is_the_minimiser_of_the_expected_loss():
         assert expected_loss(target) < expected_loss(other / other.sum())
 
 
-def test_smoke_run_has_every_claim():
-    rep = run(dataclasses.replace(Config.smoke(), lams=(0.5, 5.0)), seed=0)
-    names = {c.name for c in rep.claims}
+def test_smoke_run_has_every_claim_recomputed_from_the_records():
+    cfg = dataclasses.replace(Config.smoke(), lams=(0.5, 5.0))
+    rec = run_records(cfg, seed=0)
+    got = {c.name: c for c in claims(rec)}
     assert {
         "validity-h-moons",
-        "validity-gold-vs-wachter-moons",
+        "tradeoff-vs-NNR-moons",
+        "tradeoff-vs-NNR-γ-moons",
+        "tradeoff-vs-Wachter-moons",
         "plausibility-lof-moons",
-        "plausibility-vs-wachter-moons",
-        "cost-vs-nnr-moons",
+        "cost-vs-nnr-gamma-moons",
         "lambda-controls-cost-moons",
         "consistency-ks-toy",
-    } <= names
-    moons = rep.metrics["datasets"]["moons"]["means"]
-    assert {"GenRe λ=5", "GenRe λ=0.5", "NNR", "Wachter"} <= set(moons)
-    assert moons["Wachter"]["validity"] == 1.0
+    } == set(got)
+    cell = rec.cells[("moons", 0)]
+    g, w = cell.metrics["GenRe λ=5"], cell.metrics["Wachter"]
+
+    # the trade-off claim's estimate is the paired per-negative mean difference of the joint indicator
+    def joint(m):
+        return (m["validity"] * m["gold_validity"] * m["lof_inlier"]).mean()
+
+    joint = joint(g) - joint(w)
+    c = got["tradeoff-vs-Wachter-moons"]
+    assert c.details["mean_difference"] == pytest.approx(joint)
+    assert c.observed == pytest.approx(c.details["ci_low"]) and c.observed <= joint + 1e-12
+    cost = got["cost-vs-nnr-gamma-moons"]
+    nnr_g = cell.metrics["NNR-γ"]["cost"].mean()
+    assert cost.details["mean_difference"] == pytest.approx(g["cost"].mean() - nnr_g)
+    # NNR-γ's candidates are a subset of NNR's: its cost can only be higher (the target floor >= 1)
+    assert cost.details["NNR-γ / NNR (target floor)"] >= 1.0
+    assert w["validity"].mean() == 1.0
+    rep = report(rec)
+    assert [c.name for c in rep.claims] == list(got)
+    assert rep.metrics["datasets"]["moons"]["n_neg"] == [cell.n_neg]
 
 
 @pytest.mark.slow
 def test_toy_consistency_at_quick_scale():
     out = consistency(Config.quick(), seed=0, device="cpu")
-    assert out["ks"].max() < 0.1
-    assert out["ks_rival_unconditional"].min() > out["ks"].max()
+    assert out.ks.max() < 0.1
+    assert out.ks_rival.min() > out.ks.max()

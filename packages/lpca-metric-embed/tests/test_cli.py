@@ -13,8 +13,8 @@ from shared_testing.conformance import ConformanceSuite
 class TestConformance(ConformanceSuite):
     package = "lpca-metric-embed"
     module = "lpca_metric_embed"
-    # fails honestly at quick scale (README: the search finds D = 3 on the planted 2-d graphs)
-    known_failing_quick_claims = frozenset({"rgg-planted-dimension"})
+    # every quick claim passes (RESULTS.md: the planted claim became "exact at D = d" and "D* <= d + 1")
+    known_failing_quick_claims: frozenset[str] = frozenset()
 
     def test_smoke_run_writes_tables_plots_and_the_claims(
         self, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]

@@ -7,7 +7,18 @@ import dataclasses
 import numpy as np
 import pytest
 from lpca_metric_embed import dense_mismatch, find_eed, kdtree_mismatch
-from lpca_metric_embed.reproduce import GRAPHS, Config, _random_check_case, make_graph, plots, run
+from lpca_metric_embed.graphs import planted_rgg
+from lpca_metric_embed.reproduce import (
+    GRAPHS,
+    Config,
+    make_graph,
+    mds_init,
+    plots,
+    random_check_case,
+    report,
+    run,
+    run_records,
+)
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -26,15 +37,16 @@ def test_smoke_claims_are_computed_from_the_core(smoke_report):
         model="l2",
         loss="hinge",
         d_max=cfg.d_max,
-        lr=cfg.lr,
-        max_epochs=cfg.max_epochs,
-        eval_every=cfg.eval_every,
+        lr=cfg.recipe.lr,
+        max_epochs=cfg.recipe.max_epochs,
+        eval_every=cfg.recipe.eval_every,
         seed=2,
     )
     assert case["l2"]["eed"] == ref.eed
     assert [t["dim"] for t in case["l2"]["trace"]] == [f.dim for f in ref.trace]
     claims = {c.name: c for c in report.claims}
     assert claims["cliques-l2-exact-at-1"].observed == (ref.eed if ref.eed is not None else cfg.d_max + 1)
+    assert claims["cliques-l2-exact-at-1"].paper.startswith("appendix")
     assert claims["kdtree-identical-to-dense"].observed == 0.0
     assert report.metrics["kdtree"]["tie_pairs"] > 0
     assert "kdtree-near-nlogn" not in claims and "Exactness check time" not in report.tables
@@ -53,7 +65,7 @@ def test_timing_claim_is_a_loglog_slope_of_the_timing_table():
 
 def test_random_check_cases_have_ties_and_both_error_kinds():
     rng = np.random.default_rng(0)
-    X, Y, beta, g = _random_check_case(0, 300, rng)
+    X, Y, beta, g = random_check_case(0, 300, rng)
     d = dense_mismatch(X, Y, beta, g)
     k = kdtree_mismatch(X, Y, beta, g)
     assert d.missed.size and d.spurious.size
@@ -94,8 +106,33 @@ def test_scales_grow():
     assert q.n_seeds == 1 and f.n_seeds == 3 and q.d_max == 16 and f.d_max == 32
 
 
+def test_planted_claims_are_computed_from_the_records():
+    cfg = dataclasses.replace(Config.smoke(), graphs=("cliques", "rgg-d2"), planted_seeds=1, warm_epochs=400)
+    rec = run_records(cfg, seed=1)
+    claims = {c.name: c for c in report(rec).claims}
+    (p,) = rec.planted
+    assert p.planted_wrong == 0 and claims["rgg-exact-at-d"].observed == 0.0
+    d_star = rec.cases[("rgg-d2", 1)].l2.eed
+    expected = (cfg.d_max + 1 if d_star is None else d_star) - 2
+    assert claims["rgg-search-upper-bound"].observed == expected
+    assert claims["rgg-warm-start-finds-d"].observed == float(p.warm_exact)
+    assert p.official is None  # smoke runs skip the official recipe
+
+
+def test_mds_init_recovers_a_planted_layout_up_to_similarity():
+    g, pos = planted_rgg(150, 2, seed=1, degree=8.0)  # connected (seed 0 has 3 components: residual 0.41)
+    P = mds_init(g, 2)
+    # Procrustes with scale: the residual of the best similarity fit is small relative to the spread
+    A, B = P - P.mean(0), pos - pos.mean(0)
+    U, sv, Vt = np.linalg.svd(A.T @ B)
+    scale = sv.sum() / (A**2).sum()
+    resid = np.linalg.norm(scale * A @ U @ Vt - B) / np.linalg.norm(B)
+    assert resid < 0.25
+    assert np.linalg.matrix_rank(P) == 2
+
+
 @pytest.mark.slow
 def test_quick_scale_claims_are_as_recorded_in_the_readme():
-    report = run(Config.quick(), seed=0)
-    failed = sorted(c.name for c in report.claims if not c.passed)
-    assert failed == ["rgg-planted-dimension"]
+    rep = run(Config.quick(), seed=0)
+    failed = sorted(c.name for c in rep.claims if not c.passed)
+    assert failed == []

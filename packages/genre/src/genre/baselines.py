@@ -15,6 +15,7 @@ from torch import Tensor
 from genre.classifiers import as_proba, as_torch_proba
 from genre.pairs import _distances
 from genre.recourse import check_features
+from genre.validation import check_int, check_number
 
 __all__ = ["NNR", "ROAR", "GrowingSpheres", "Wachter"]
 
@@ -27,12 +28,21 @@ class NNR:
         classifier: h, used only when ``require_valid`` (candidates must also have h(x) > 0.5).
         p: the distance's order (1: L1, the recourse cost).
         require_valid: keep only candidates the classifier accepts (off: the spec's label-only rule).
+        threshold: with ``require_valid``, candidates need h(x) > threshold (0.5: accepted; the official
+            γ = 0.7 gives GenRe's own target support D⁺).
     """
 
-    def __init__(self, classifier: Any = None, p: float = 1.0, require_valid: bool = False) -> None:
+    def __init__(
+        self, classifier: Any = None, p: float = 1.0, require_valid: bool = False, threshold: float = 0.5
+    ) -> None:
         self.classifier = classifier
-        self.p = p
+        self.p = check_number(p, "p", low=1.0)
+        if not isinstance(require_valid, bool):
+            raise TypeError(f"require_valid must be a bool, got {type(require_valid).__name__}")
         self.require_valid = require_valid
+        self.threshold = check_number(threshold, "threshold", low=0.0, high=1.0, high_open=True)
+        if require_valid and classifier is None:
+            raise ValueError("require_valid=True needs a classifier")
 
     def fit(self, X: Any, y: Any) -> NNR:
         X = check_features(X)
@@ -41,11 +51,10 @@ class NNR:
             raise ValueError(f"y must have shape ({len(X)},), got {y.shape}")
         keep = y == 1
         if self.require_valid:
-            if self.classifier is None:
-                raise ValueError("require_valid=True needs a classifier")
-            keep &= as_proba(self.classifier)(X) > 0.5
+            keep &= as_proba(self.classifier)(X) > self.threshold
         if not keep.any():
-            raise ValueError("no positives to pair with: no training point is labelled 1")
+            rule = f"labelled 1 with h > {self.threshold:g}" if self.require_valid else "labelled 1"
+            raise ValueError(f"no candidates: no training point is {rule}")
         self.candidates_ = X[keep]
         self.n_features_in_ = X.shape[1]
         return self
@@ -95,6 +104,11 @@ class Wachter:
         clamp: bool = True,
         device: str = "cpu",
     ) -> None:
+        lam = check_number(lam, "lam", low=0.0)
+        lam_step = check_number(lam_step, "lam_step", low=0.0)
+        rounds = check_int(rounds, "rounds")
+        lr = check_number(lr, "lr", low=0.0, low_open=True)
+        n_iter = check_int(n_iter, "n_iter")
         if optimizer not in ("adam", "sgd"):
             raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
         if norm not in (1, 2):
@@ -168,9 +182,7 @@ class ROAR(Wachter):
         device: str = "cpu",
     ) -> None:
         super().__init__(classifier, lam, lam_step, rounds, lr, n_iter, 1, "adam", True, device)
-        if not delta >= 0:
-            raise ValueError(f"delta must be >= 0, got {delta!r}")
-        self.delta = delta
+        self.delta = check_number(delta, "delta", low=0.0)
 
     def _linearise(self, x0: Tensor) -> tuple[Tensor, Tensor]:
         x = x0.clone().requires_grad_(True)
@@ -216,8 +228,10 @@ class GrowingSpheres:
         seed: int = 0,
     ) -> None:
         self.h = as_proba(classifier)
-        self.n_samples, self.step, self.max_iter = n_samples, step, max_iter
-        self.clip, self.imm_mask, self.seed = clip, imm_mask, seed
+        self.n_samples = check_int(n_samples, "n_samples")
+        self.step = check_number(step, "step", low=0.0, low_open=True)
+        self.max_iter = check_int(max_iter, "max_iter")
+        self.clip, self.imm_mask, self.seed = clip, imm_mask, check_int(seed, "seed", minimum=0)
 
     def _one(self, x: np.ndarray, rng: np.random.Generator, imm: np.ndarray) -> np.ndarray:
         d = len(x)
@@ -248,6 +262,10 @@ class GrowingSpheres:
     def recourse(self, X: Any) -> np.ndarray:
         """(n, d) counterfactuals (x itself where the search found nothing within max_iter shells)."""
         X = check_features(X)
-        imm = np.zeros(X.shape[1], bool) if self.imm_mask is None else np.asarray(self.imm_mask, bool)
+        imm = np.zeros(X.shape[1], bool) if self.imm_mask is None else np.asarray(self.imm_mask)
+        if imm.dtype != bool or imm.shape != (X.shape[1],):
+            raise ValueError(
+                f"imm_mask must be a bool array of shape ({X.shape[1]},), got {imm.dtype} {imm.shape}"
+            )
         rng = np.random.default_rng(self.seed)
         return np.stack([self._one(x, rng, imm) for x in X]) if len(X) else X.copy()

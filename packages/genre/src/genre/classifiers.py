@@ -14,6 +14,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 from torch import Tensor, nn
 
+from genre.validation import check_int, check_number
+
 __all__ = ["MLPClassifier", "as_proba", "as_torch_proba", "gold_model"]
 
 
@@ -40,19 +42,21 @@ class MLPClassifier:
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
-        self.hidden = tuple(hidden)
-        self.lr = lr
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.seed = seed
+        self.hidden = tuple(check_int(h, "hidden widths") for h in hidden)
+        self.lr = check_number(lr, "lr", low=0.0, low_open=True)
+        self.epochs = check_int(epochs, "epochs")
+        self.batch_size = check_int(batch_size, "batch_size")
+        self.seed = check_int(seed, "seed", minimum=0)
         self.device = device
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> MLPClassifier:
         """Train on X (n, d) float and y (n,) in {0, 1}."""
-        X = np.asarray(X, dtype=np.float32)
+        X = _features(X).astype(np.float32)
         y = np.asarray(y)
-        if X.ndim != 2 or y.shape != (len(X),):
-            raise ValueError(f"X must be (n, d) and y (n,), got {X.shape} and {y.shape}")
+        if y.shape != (len(X),):
+            raise ValueError(f"y must have shape ({len(X)},) to match X, got {y.shape}")
+        if len(X) == 0:
+            raise ValueError("X is empty: nothing to fit")
         if not np.all(np.isin(y, (0, 1))):
             raise ValueError("y must hold labels 0 and 1 only")
         g = torch.Generator().manual_seed(self.seed)
@@ -90,6 +94,13 @@ class MLPClassifier:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """(n, 2) float64 [P(y=0|x), P(y=1|x)]."""
+        if not hasattr(self, "module_"):
+            raise RuntimeError("this MLPClassifier is not fitted yet; call fit(X, y) first")
+        X = _features(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the classifier was fit with {self.n_features_in_}"
+            )
         p = as_proba(self.module_)(X)
         return np.stack([1 - p, p], axis=1)
 
@@ -103,10 +114,27 @@ def gold_model(
 ) -> CalibratedClassifierCV:
     """The "gold" P(y | x): isotonic-calibrated random forest with balanced sample weights
     (official ``scripts/train_rf.py``), fit on X (n, d) and y (n,)."""
+    X = _features(X)
+    y = np.asarray(y)
+    if y.shape != (len(X),) or not np.all(np.isin(y, (0, 1))) or len(np.unique(y)) < 2:
+        raise ValueError(f"y must be ({len(X)},) labels holding both 0 and 1, got shape {y.shape}")
+    n_estimators = check_int(n_estimators, "n_estimators")
     rf = RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=1)
     model = CalibratedClassifierCV(rf, method="isotonic", cv=3)
     model.fit(X, y, sample_weight=compute_sample_weight("balanced", y))
     return model
+
+
+def _features(X: Any) -> np.ndarray:
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"X must be a numeric array of shape (n, d), got {type(X).__name__}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"X must be 2-D (n, d), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("X contains NaN or infinite values")
+    return arr
 
 
 def _module_device(module: nn.Module) -> torch.device:

@@ -13,6 +13,7 @@ from sklearn.datasets import load_breast_cancer, make_moons
 from sklearn.ensemble import RandomForestClassifier
 
 from genre.classifiers import gold_model
+from genre.validation import check_int, check_number
 
 __all__ = ["Dataset", "load_breast_cancer_semisynthetic", "load_moons", "semisynthetic"]
 
@@ -74,6 +75,13 @@ def semisynthetic(
         test_frac: test fraction (official 10 %). imm_mask: (d,) bool immutable features.
         gold_trees: trees of the gold random forest.
     """
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    if X.ndim != 2 or y.shape != (len(X),) or len(X) < 2:
+        raise ValueError(f"X must be (n, d) with n >= 2 and y (n,), got {X.shape} and {y.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinite values")
+    test_frac = check_number(test_frac, "test_frac", low=0.0, high=1.0, low_open=True, high_open=True)
+    check_int(seed, "seed", minimum=0)
     rng = np.random.default_rng(seed)
     n = len(X)
     perm = rng.permutation(n)
@@ -111,6 +119,8 @@ def load_moons(
     seed: int = 0, n: int = 1000, noise: float = 0.04, test_frac: float = 0.1, gold_trees: int = 100
 ) -> Dataset:
     """``make_moons(n=1000, noise=0.04, random_state=seed)`` as the official repository, semi-synthetic."""
+    n = check_int(n, "n", minimum=20)
+    noise = check_number(noise, "noise", low=0.0)
     X, y = make_moons(n_samples=n, noise=noise, random_state=seed)
     return semisynthetic("moons", X, y, seed, test_frac, ("x1", "x2"), gold_trees=gold_trees)
 

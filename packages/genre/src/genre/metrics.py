@@ -12,8 +12,18 @@ import numpy as np
 from sklearn.neighbors import LocalOutlierFactor
 
 from genre.classifiers import as_proba
+from genre.recourse import check_features
 
-__all__ = ["cost_l1", "evaluate", "fit_lof", "gold_prob", "immutable_violation", "lof_inliers", "validity"]
+__all__ = [
+    "cost_l1",
+    "evaluate",
+    "evaluate_each",
+    "fit_lof",
+    "gold_prob",
+    "immutable_violation",
+    "lof_inliers",
+    "validity",
+]
 
 
 def cost_l1(X: np.ndarray, X_cf: np.ndarray) -> np.ndarray:
@@ -51,6 +61,39 @@ def immutable_violation(X: np.ndarray, X_cf: np.ndarray, imm_mask: np.ndarray | 
     return np.any(np.asarray(X)[:, imm_mask] != np.asarray(X_cf)[:, imm_mask], axis=1)
 
 
+def _check_pair_arrays(X: Any, X_cf: Any) -> tuple[np.ndarray, np.ndarray]:
+    X, X_cf = check_features(X, name="X"), check_features(X_cf, name="X_cf")
+    if X.shape != X_cf.shape:
+        raise ValueError(
+            f"X and X_cf must have the same shape (one recourse a row), got {X.shape} and {X_cf.shape}"
+        )
+    return X, X_cf
+
+
+def evaluate_each(
+    X: np.ndarray,
+    X_cf: np.ndarray,
+    classifier: Any,
+    gold: Any,
+    lof: LocalOutlierFactor,
+    imm_mask: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Every metric per individual, (n,) each: cost, validity, gold_validity, gold_prob, lof_inlier,
+    immutable_violation and ``valid_plausible`` (accepted by h, gold-valid and an LOF inlier at once)."""
+    X, X_cf = _check_pair_arrays(X, X_cf)
+    g = gold_prob(gold, X_cf)
+    inlier = lof_inliers(lof, X_cf) if len(X_cf) else np.zeros(0, dtype=bool)
+    return {
+        "cost": cost_l1(X, X_cf),
+        "validity": validity(classifier, X_cf).astype(np.float64),
+        "gold_validity": (g > 0.5).astype(np.float64),
+        "gold_prob": np.asarray(g, dtype=np.float64),
+        "lof_inlier": inlier.astype(np.float64),
+        "valid_plausible": (validity(classifier, X_cf) & (g > 0.5) & inlier).astype(np.float64),
+        "immutable_violation": immutable_violation(X, X_cf, imm_mask).astype(np.float64),
+    }
+
+
 def evaluate(
     X: np.ndarray,
     X_cf: np.ndarray,
@@ -60,14 +103,9 @@ def evaluate(
     imm_mask: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Means (and the cost's std) of every metric over the (n, d) individuals X and their recourse X_cf."""
-    c = cost_l1(X, X_cf)
-    g = gold_prob(gold, X_cf)
-    return {
-        "cost": float(c.mean()),
-        "cost_std": float(c.std()),
-        "validity": float(validity(classifier, X_cf).mean()),
-        "gold_validity": float((g > 0.5).mean()),
-        "gold_prob": float(g.mean()),
-        "lof_inlier": float(lof_inliers(lof, X_cf).mean()),
-        "immutable_violation": float(immutable_violation(X, X_cf, imm_mask).mean()),
-    }
+    each = evaluate_each(X, X_cf, classifier, gold, lof, imm_mask)
+    if len(each["cost"]) == 0:
+        raise ValueError("X is empty: no individuals to evaluate")
+    out = {k: float(v.mean()) for k, v in each.items()}
+    out["cost_std"] = float(each["cost"].std())
+    return out

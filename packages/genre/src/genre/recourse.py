@@ -17,6 +17,7 @@ import torch
 from genre.classifiers import as_proba
 from genre.model import PairTransformer
 from genre.pairs import PairSampler
+from genre.validation import check_int, check_number
 
 __all__ = ["ENCODER_LABELS", "GenRe", "check_features"]
 
@@ -146,20 +147,22 @@ class GenRe:
     def _check_params(self) -> None:
         if self.encoder_label not in ENCODER_LABELS:
             raise ValueError(f"encoder_label must be one of {ENCODER_LABELS}, got {self.encoder_label!r}")
-        if not (isinstance(self.lam, int | float) and math.isfinite(self.lam) and self.lam >= 0):
-            raise ValueError(f"lam must be a finite number >= 0, got {self.lam!r}")
-        if not 0.0 <= self.gamma < 1.0:
-            raise ValueError(f"gamma must be in [0, 1), got {self.gamma!r}")
-        for name in ("top_k", "epochs", "batch_size", "eval_every", "k"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if not 0.0 <= self.val_frac < 1.0:
-            raise ValueError(f"val_frac must be in [0, 1), got {self.val_frac!r}")
-        if not self.inv_temp > 0:
-            raise ValueError(f"inv_temp must be > 0 (it multiplies the logits), got {self.inv_temp!r}")
-        if not self.sigma >= 0:
-            raise ValueError(f"sigma must be >= 0, got {self.sigma!r}")
+        check_number(self.lam, "lam", low=0.0)
+        check_number(self.gamma, "gamma", low=0.0, high=1.0, high_open=True)
+        check_number(self.p, "p", low=1.0)
+        for name in ("top_k", "epochs", "batch_size", "eval_every", "k", "n_bins", "emb", "heads", "ff"):
+            check_int(getattr(self, name), name)
+        for name in ("enc_layers", "dec_layers"):
+            check_int(getattr(self, name), name)
+        check_int(self.seed, "seed", minimum=0)
+        check_number(self.dropout, "dropout", low=0.0, high=1.0, high_open=True)
+        check_number(self.lr, "lr", low=0.0, low_open=True)
+        check_number(self.val_frac, "val_frac", low=0.0, high=1.0, high_open=True)
+        check_number(self.inv_temp, "inv_temp (it multiplies the logits)", low=0.0, low_open=True)
+        check_number(self.sigma, "sigma", low=0.0)
+        for name in ("bin_centres", "keep_favourable"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
 
     def _encoder_tokens(self, y: np.ndarray, training: bool) -> np.ndarray:
         if self.encoder_label == "dataset":
@@ -317,8 +320,8 @@ class GenRe:
         """
         self._check_fitted()
         X = np.clip(check_features(X, self.n_features_in_), 0.0, 1.0)
-        if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
-            raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
+        n_samples = check_int(n_samples, "n_samples")
+        seed = check_int(seed, "seed", minimum=0)
         dev = next(self.model_.parameters()).device
         gen = torch.Generator(device=dev).manual_seed(seed)
         n = len(X)

@@ -6,6 +6,8 @@
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
 - :func:`lazy_exports`: a package's public names imported on first use.
+- :mod:`paperkit.stats`: paired seeds, bootstrap CIs of paired differences, rank correlations, claims on a
+  CI bound (:func:`ci_claim`) and one tuning grid for every method (:func:`tune`).
 """
 
 from importlib import metadata
@@ -24,6 +26,19 @@ from paperkit.runtime import (
     seed_everything,
     torch_threads,
 )
+from paperkit.stats import (
+    Interval,
+    PairedDifference,
+    SeedTable,
+    Tuned,
+    bootstrap_ci,
+    ci_claim,
+    kendall_tau,
+    over_seeds,
+    paired_difference,
+    spearman,
+    tune,
+)
 
 try:
     __version__ = metadata.version("iclr25-paperkit")
@@ -35,19 +50,30 @@ __all__ = [
     "Claim",
     "DeviceError",
     "Experiment",
+    "Interval",
+    "PairedDifference",
     "Report",
+    "SeedTable",
+    "Tuned",
     "__version__",
     "atomic_write_bytes",
+    "bootstrap_ci",
     "build_parser",
+    "ci_claim",
     "cuda_available",
     "distribution",
+    "kendall_tau",
     "lazy_exports",
     "markdown_table",
+    "over_seeds",
+    "paired_difference",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
     "seed_everything",
+    "spearman",
     "torch_threads",
     "track",
+    "tune",
     "write_results",
 ]
