@@ -59,3 +59,32 @@ def test_unknown_name_is_an_attribute_error(lazypkg: None) -> None:
     with pytest.raises(AttributeError, match="module 'lazypkg' has no attribute 'nope'"):
         lazypkg.nope  # noqa: B018
     assert not hasattr(lazypkg, "nope")
+
+
+def test_public_api_derives_all_and_registers_the_table(lazypkg: None) -> None:
+    import paperkit
+    from paperkit.exports import public_api
+
+    getattr_, dir_, names = public_api("lazypkg", {"VALUE": "heavy", "deep": "sub.deeper"}, eager=("EAGER",))
+    assert names == ["EAGER", "VALUE", "deep"]
+    assert getattr_("VALUE") == 42 and "deep" in dir_()
+    assert dict(paperkit.public_table("lazypkg")) == {"VALUE": "heavy", "deep": "sub.deeper"}
+    assert dict(paperkit.public_table("json")) == {}  # a module that registered nothing
+
+
+@pytest.mark.parametrize(
+    ("where", "eager", "fragment"),
+    [
+        ({"1bad": "heavy"}, (), "public names must be identifiers"),
+        ({"VALUE": "heavy/x"}, (), "'VALUE' must map to a submodule path"),
+        ({"VALUE": ""}, (), "'VALUE' must map to a submodule path"),
+        ({"VALUE": "heavy"}, ("VALUE",), "both eager and lazy"),
+    ],
+)
+def test_public_api_refuses_a_malformed_table(
+    lazypkg: None, where: dict[str, str], eager: tuple[str, ...], fragment: str
+) -> None:
+    from paperkit.exports import public_api
+
+    with pytest.raises(ValueError, match=fragment):
+        public_api("lazypkg", where, eager=eager)

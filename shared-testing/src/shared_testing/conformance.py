@@ -11,8 +11,8 @@ In a package's tests::
 It runs the real console script in subprocesses: ``--help``, ``--version`` (also through ``python -m``,
 without importing ``light_start_without``, torch by default), ``reproduce --smoke`` (valid
 results, at least one claim; a second in-process run with the same seed must give identical numbers),
-bad arguments (exit 2, one line, no traceback), ``--device cuda`` without a GPU, and, under
-``--run-slow``, ``reproduce --quick``.
+bad arguments (exit 2, one line, no traceback), ``--device cuda`` without a GPU, import hygiene
+(:mod:`shared_testing.hygiene`) and, under ``--run-slow``, ``reproduce --quick``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 import pytest
 
 from shared_testing.determinism import assert_identical
+from shared_testing.hygiene import hygiene_violations
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 RECORD_KEYS = {
@@ -115,6 +116,10 @@ class ConformanceSuite:
     known_failing_quick_claims: ClassVar[frozenset[str]] = frozenset()
     #: Modules that ``python -m <module> --help`` and ``--version`` must not import (the CLI answers at once).
     light_start_without: ClassVar[tuple[str, ...]] = ("torch",)
+    #: Import-hygiene violations the package still has (lines of ``shared_testing.hygiene``), declared so that
+    #: a new one and a fixed one are both caught. ``None`` (not yet declared) reports them as an expected
+    #: failure instead; ``frozenset()`` is a clean package.
+    known_hygiene_violations: ClassVar[frozenset[str] | None] = None
 
     @property
     def distribution(self) -> str:
@@ -238,4 +243,19 @@ class ConformanceSuite:
         assert failing == set(self.known_failing_quick_claims), (
             f"failing quick claims {sorted(failing)} differ from the declared "
             f"{sorted(self.known_failing_quick_claims)}"
+        )
+
+    def test_import_hygiene(self) -> None:
+        found = hygiene_violations(self.module)
+        if self.known_hygiene_violations is None:
+            if found:
+                pytest.xfail(
+                    f"{len(found)} import-hygiene violation(s), not yet declared:\n" + "\n".join(found)
+                )
+            return
+        new = sorted(set(found) - self.known_hygiene_violations)
+        fixed = sorted(self.known_hygiene_violations - set(found))
+        assert not new, "new import-hygiene violations:\n" + "\n".join(new)
+        assert not fixed, "declared violations that are gone (remove them from the list):\n" + "\n".join(
+            fixed
         )

@@ -5,16 +5,17 @@
 - :func:`write_results`: results.json, results.md and PNG plots, each written atomically.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
-- :func:`lazy_exports`: a package's public names imported on first use.
 - :mod:`paperkit.stats`: paired seeds, bootstrap CIs of paired differences, rank correlations, claims on a
   CI bound (:func:`ci_claim`) and one tuning grid for every method (:func:`tune`).
+- :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
+- ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
 """
 
 from importlib import metadata
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
-from paperkit.exports import lazy_exports
+from paperkit.exports import lazy_exports, public_api, public_table
 from paperkit.progress import track
 from paperkit.results import Report, atomic_write_bytes, markdown_table, results_markdown, write_results
 from paperkit.runtime import (
@@ -39,6 +40,20 @@ from paperkit.stats import (
     spearman,
     tune,
 )
+from paperkit.validation import (
+    SEED_MAX,
+    check_array,
+    check_bool,
+    check_choice,
+    check_finite,
+    check_instance,
+    check_int,
+    check_matrix_pd,
+    check_number,
+    check_positive,
+    check_probability,
+    check_seed,
+)
 
 try:
     __version__ = metadata.version("iclr25-paperkit")
@@ -47,6 +62,7 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
 
 __all__ = [
     "DIST_PREFIX",
+    "SEED_MAX",
     "Claim",
     "DeviceError",
     "Experiment",
@@ -59,6 +75,17 @@ __all__ = [
     "atomic_write_bytes",
     "bootstrap_ci",
     "build_parser",
+    "check_array",
+    "check_bool",
+    "check_choice",
+    "check_finite",
+    "check_instance",
+    "check_int",
+    "check_matrix_pd",
+    "check_number",
+    "check_positive",
+    "check_probability",
+    "check_seed",
     "ci_claim",
     "cuda_available",
     "distribution",
@@ -67,6 +94,8 @@ __all__ = [
     "markdown_table",
     "over_seeds",
     "paired_difference",
+    "public_api",
+    "public_table",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
