@@ -12,9 +12,9 @@ from tinymem.reproduce import Config, run
 
 def test_seventeen_methods_in_four_families():
     fams = [m.family for m in METHODS.values()]
-    assert len(METHODS) == 17
+    assert len(METHODS) == 18 and "balanced_subnet_label" in METHODS  # 17 + the older loss
     assert fams.count("regularizer") == 3 and fams.count("fine-tuning") == 3
-    assert len(UNLEARNING) == 11 and {"subnet", "balanced_subnet", "second_order"} <= set(UNLEARNING)
+    assert len(UNLEARNING) == 12 and {"subnet", "balanced_subnet", "second_order"} <= set(UNLEARNING)
     assert all(len(m.grid) == 3 for m in METHODS.values())
 
 
