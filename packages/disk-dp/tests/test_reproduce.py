@@ -59,6 +59,7 @@ def test_quadratic_run_decreases_excess_loss():
         assert curve[-10:].mean() < 0.5 * curve[0]
 
 
+@pytest.mark.slow
 def test_smoke_run_has_every_claim():
     report = run(Config.smoke(), seed=0)
     names = {c.name for c in report.claims}

@@ -496,19 +496,20 @@ def _claims(
             seeds=tuple(range(config.n_seeds)),
         )
 
-    def paired_details(ds: str, eps: float, a: str, b: str) -> dict[str, Any]:
+    def paired_details(ds: str, eps: float, a: str, b: str, tag: str = "") -> dict[str, float]:
         d = paired(ds, eps, a, b)
         return {
-            a: acc(ds, eps, a),
-            b: acc(ds, eps, b),
-            "ci95_points": [d.interval.low, d.interval.high],
-            **{f"diff_seed{i}": float(x) for i, x in enumerate(d.per_seed)},
+            f"{tag}{a}": acc(ds, eps, a),
+            f"{tag}{b}": acc(ds, eps, b),
+            f"{tag}ci95_low": d.interval.low,
+            f"{tag}ci95_high": d.interval.high,
+            **{f"{tag}diff_seed{i}": float(x) for i, x in enumerate(d.per_seed)},
         }
 
     d_sgd = 100 * (acc("digits", 1.0, "DiSK-SGD") - acc("digits", 1.0, "DP-SGD"))
     details = paired_details("digits", 1.0, "DiSK-SGD", "DP-SGD")
     if has("digits", 1.0, HEAD):
-        details["official HEAD form - DP-SGD"] = paired_details("digits", 1.0, HEAD, "DP-SGD")
+        details |= paired_details("digits", 1.0, HEAD, "DP-SGD", tag="HEAD form: ")
     claims.append(
         Claim.at_least(
             "disk-sgd-beats-dp-sgd-eps1",
@@ -605,8 +606,7 @@ def _claims(
             config.pred_tol,
             paper="ours (algebra of the ReadMe's update; the paper's Sec. 4 analysis not retrieved)",
             details={
-                f"lr {k}": {"measured": v["ratio_measured"], "predicted": v["ratio_predicted"]}
-                for k, v in pred.items()
+                f"lr {k} {w}": v[f"ratio_{w}"] for k, v in pred.items() for w in ("measured", "predicted")
             },
         )
     )
