@@ -6,7 +6,7 @@ import math
 import warnings
 
 import pytest
-from tinymem import METHODS, UNLEARNING, select_best
+from tinymem import METHODS, UNLEARNING, DataConfig, select_best
 from tinymem.reproduce import Config, run
 
 
@@ -32,8 +32,13 @@ def test_select_best_against_brute_force():
 
 
 def test_config_validation_and_scales():
-    assert Config.quick().methods == ("subnet", "balanced_subnet")
-    assert set(Config.full().methods) == set(METHODS)
+    assert Config.quick().methods == ("subnet", "balanced_subnet", "balanced_subnet_label")
+    full = Config.full()
+    assert set(full.methods) == set(METHODS)
+    assert full.data == DataConfig()  # the spec's data sizes, not the quick data
+    assert full.grid("balanced_subnet") == full.grid("balanced_subnet_label") == full.grid("subnet")
+    ratios = full.grid("subnet")
+    assert max(ratios) > 0.05 and all(b / a <= 2.0 + 1e-12 for a, b in zip(ratios, ratios[1:], strict=False))
     with pytest.raises(ValueError, match="unknown methods"):
         Config(methods=("subnet", "balanced_subnet", "magic"))
     with pytest.raises(ValueError, match="must include"):
