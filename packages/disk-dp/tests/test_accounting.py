@@ -66,6 +66,7 @@ def test_conversion_is_balle_et_al_2020():
     assert got == pytest.approx(eps.min(), rel=1e-14) and best == orders[np.argmin(eps)]
 
 
+@pytest.mark.slow
 def test_noise_for_epsilon_is_the_smallest_feasible_sigma():
     q, steps, delta = 64 / 1437, 225, 1e-5
     sigma = noise_for_epsilon(1.0, delta, q, steps)

@@ -84,6 +84,7 @@ def test_non_private_training_learns_digits(device):
     assert (h.final_acc, float(h.train_loss[-1])) == evaluate(model, ds)
 
 
+@pytest.mark.slow
 def test_dp_training_reports_the_accountant_epsilon(device):
     from disk_dp.accounting import epsilon, noise_for_epsilon
     from disk_dp.optim import make_disk_sgd

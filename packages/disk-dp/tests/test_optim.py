@@ -255,3 +255,32 @@ def test_bad_input():
     bn = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
     with pytest.raises(ValueError, match="GroupNorm"):
         O.make_disk_adam(bn, 0.1, **dp)
+
+
+def test_nonfinite_per_sample_gradients_are_refused_or_dropped_and_counted():
+    """One NaN example in 8 used to make every parameter NaN after one step (clipping cannot bound a NaN)."""
+    from disk_dp import make_closure, make_dp_sgd, mlp
+    from disk_dp.train import cross_entropy
+
+    x = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+    x[3, 1] = float("nan")
+    y = torch.zeros(8, dtype=torch.long)
+    dp = {"noise_multiplier": 1.0, "max_grad_norm": 1.0, "expected_batch_size": 8.0}
+    model = mlp(4, 3, 2, seed=0)
+    before = [p.detach().clone() for p in model.parameters()]
+    opt = make_dp_sgd(model, 0.1, **dp)
+    with pytest.raises(ValueError, match="1 of 8 per-sample gradients have NaN or inf"):
+        opt.step(make_closure(model, cross_entropy, x, y))
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))  # no step taken
+    dropped = make_dp_sgd(model, 0.1, nonfinite="drop", seed=5, **dp)
+    dropped.step(make_closure(model, cross_entropy, x, y))
+    assert dropped.nonfinite_dropped == 1 and all(torch.isfinite(p).all() for p in model.parameters())
+    # dropping equals stepping on the 7 finite examples with the same noise
+    ref_model = mlp(4, 3, 2, seed=0)
+    ref = make_dp_sgd(ref_model, 0.1, seed=5, **dp)
+    keep = torch.arange(8) != 3
+    ref.step(make_closure(ref_model, cross_entropy, x[keep], y[keep]))
+    for a, b in zip(model.parameters(), ref_model.parameters(), strict=True):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(ValueError, match="nonfinite must be 'raise' or 'drop'"):
+        make_dp_sgd(model, 0.1, nonfinite="skip", **dp)

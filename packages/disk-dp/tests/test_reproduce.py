@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from disk_dp.quadratic import noisy_quadratic_problem
 from disk_dp.reproduce import QUAD_METHODS, Config, quadratic_run, run
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -24,6 +25,32 @@ def test_scales_and_validation():
         Config(eps_values=(4.0,))
 
 
+def test_predicted_excess_against_lyapunov_and_limits():
+    """The closed-form DiSK variance equals the (x_t, e_(t-1)) system's Lyapunov solution; kappa = 1 makes
+    DiSK and the EMA ablation DP-SGD."""
+    import scipy.linalg
+    from disk_dp.quadratic import observation_noise, predicted_excess
+
+    prob = noisy_quadratic_problem(200, 6, 10.0, seed=1)
+    noise = observation_noise(prob, q=0.2, sigma=1.0, clip=1.0, batch=40)
+    lr, kappa = 0.8, 0.6
+    out = predicted_excess(prob.hessian, noise, lr=lr, kappa=kappa)
+    lam, vecs = np.linalg.eigh(prob.hessian)
+    s = np.diag(vecs.T @ noise @ vecs)
+    b = 1 - kappa
+    ref = 0.0
+    for l_, s_ in zip(lam, s, strict=True):
+        a_mat = np.array([[1 - lr * l_, -lr * b], [0.0, b]])
+        b_vec = np.array([[-lr * kappa], [kappa]])
+        ref += 0.5 * l_ * scipy.linalg.solve_discrete_lyapunov(a_mat, s_ * b_vec @ b_vec.T)[0, 0]
+    assert out["DiSK-SGD"] == pytest.approx(ref, rel=1e-10)
+    assert 0 < out["ratio"] < 1
+    one = predicted_excess(prob.hessian, noise, lr=lr, kappa=1.0)
+    assert one["ratio"] == pytest.approx(1.0) and one["DP-SGD+EMA"] == pytest.approx(one["DP-SGD"])
+    with pytest.raises(ValueError, match="lr \\* lam_max < 2"):
+        predicted_excess(prob.hessian, noise, lr=100.0, kappa=0.5)
+
+
 def test_quadratic_run_decreases_excess_loss():
     cfg = Config(quad_n=300, quad_d=10, quad_steps=60, quad_sigma=0.5)
     for method in QUAD_METHODS:
@@ -32,12 +59,14 @@ def test_quadratic_run_decreases_excess_loss():
         assert curve[-10:].mean() < 0.5 * curve[0]
 
 
+@pytest.mark.slow
 def test_smoke_run_has_every_claim():
     report = run(Config.smoke(), seed=0)
     names = {c.name for c in report.claims}
     assert names == {
         "disk-sgd-beats-dp-sgd-eps1",
         "quadratic-disk-vs-dp-sgd",
+        "quadratic-matches-filter-algebra",
         "quadratic-disk-vs-ema",
         "privacy-parity-disk-dp-sgd",
         "accountant-matches-reference",

@@ -12,11 +12,12 @@ from shared_testing.conformance import ConformanceSuite
 class TestConformance(ConformanceSuite):
     package = "tinymem"
     module = "tinymem"
-    # fail honestly at quick scale (README: 52.5 % memorised at 86.5 % accuracy; numbers there)
+    # fail honestly at quick scale (RESULTS.md 2026-12-01: 55 % memorised at 86.5 % accuracy; numbers there)
     known_failing_quick_claims = frozenset(
         {
             "precondition-memorises",
             "balanced-subnet-removes-memorisation",
+            "balanced-subnet-label-removes-memorisation",
             "balanced-subnet-keeps-accuracy-better-than-subnet",
         }
     )

@@ -88,3 +88,19 @@ def test_window_longer_than_the_sequences_is_an_error(tiny_model, small_data):
         percent_memorized(tiny_model, d.noised, d.clean_twins, 30, 20)
     with pytest.raises(ValueError, match="share one"):
         percent_memorized(tiny_model, d.noised, d.clean_twins[:, :10], 5, 5)
+
+
+def test_perplexity_of_an_empty_batch_is_refused(tiny_model, small_data):
+    from tinymem import perplexity, token_accuracy
+
+    empty = small_data.test[7][:0]
+    with pytest.raises(ValueError, match="n >= 1 and T >= 2"):
+        perplexity(tiny_model, empty)
+    with pytest.raises(ValueError, match="n >= 1 and T >= 2"):
+        token_accuracy(tiny_model, empty)
+    all_pad = torch.zeros_like(small_data.test[7][:2])
+    from tinymem.data import PAD
+
+    all_pad[:] = PAD
+    with pytest.raises(ValueError, match="no non-PAD next token"):
+        perplexity(tiny_model, all_pad)

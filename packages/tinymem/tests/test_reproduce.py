@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
 import pytest
-from tinymem import METHODS, UNLEARNING, select_best
+from tinymem import METHODS, UNLEARNING, DataConfig, select_best
 from tinymem.reproduce import Config, run
 
 
 def test_seventeen_methods_in_four_families():
     fams = [m.family for m in METHODS.values()]
-    assert len(METHODS) == 17
+    assert len(METHODS) == 18 and "balanced_subnet_label" in METHODS  # 17 + the older loss
     assert fams.count("regularizer") == 3 and fams.count("fine-tuning") == 3
-    assert len(UNLEARNING) == 11 and {"subnet", "balanced_subnet", "second_order"} <= set(UNLEARNING)
+    assert len(UNLEARNING) == 12 and {"subnet", "balanced_subnet", "second_order"} <= set(UNLEARNING)
     assert all(len(m.grid) == 3 for m in METHODS.values())
 
 
@@ -32,8 +33,13 @@ def test_select_best_against_brute_force():
 
 
 def test_config_validation_and_scales():
-    assert Config.quick().methods == ("subnet", "balanced_subnet")
-    assert set(Config.full().methods) == set(METHODS)
+    assert Config.quick().methods == ("subnet", "balanced_subnet", "balanced_subnet_label")
+    full = Config.full()
+    assert set(full.methods) == set(METHODS)
+    assert full.data == DataConfig()  # the spec's data sizes, not the quick data
+    assert full.grid("balanced_subnet") == full.grid("balanced_subnet_label") == full.grid("subnet")
+    ratios = full.grid("subnet")
+    assert max(ratios) > 0.05 and all(b / a <= 2.0 + 1e-12 for a, b in itertools.pairwise(ratios))
     with pytest.raises(ValueError, match="unknown methods"):
         Config(methods=("subnet", "balanced_subnet", "magic"))
     with pytest.raises(ValueError, match="must include"):

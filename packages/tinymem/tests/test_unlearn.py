@@ -299,3 +299,32 @@ def test_duplicate_memorised_rows_are_deduplicated(tiny_model, small_data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_rows(x[:0], "mem")
+
+
+def test_label_loss_is_the_older_official_form():
+    from tinymem.unlearn.weight import balanced_subnet_loss_label
+
+    losses, labels = torch.tensor([1.0, 3.0, 0.5]), torch.tensor([1.0, 1.0, -1.0])
+    # mean_i(−B · label_i · L_i) with B = 64: (−64·1 − 64·3 + 64·0.5) / 3
+    assert float(balanced_subnet_loss_label(losses, labels, 64)) == pytest.approx((-64 - 192 + 32) / 3)
+
+
+def test_balanced_subnet_loss_versions_differ_and_bad_version_is_refused(tiny_model, small_data):
+    d = small_data
+    a = balanced_subnet(tiny_model, d.noised[:4], d.clean_train[:16], 0.05, epochs=1, seed=0)
+    b = balanced_subnet(
+        tiny_model, d.noised[:4], d.clean_train[:16], 0.05, epochs=1, seed=0, loss_version="label"
+    )
+    pa = torch.cat([p.flatten() for p in a.parameters()])
+    pb = torch.cat([p.flatten() for p in b.parameters()])
+    assert not torch.equal(pa, pb)
+    with pytest.raises(ValueError, match="loss_version must be 'alpha' or 'label'"):
+        balanced_subnet(tiny_model, d.noised[:4], d.clean_train[:16], 0.05, loss_version="beta")
+
+
+@pytest.mark.parametrize("ratio", [1.5, -0.1, float("nan")])
+def test_get_subnet_refuses_ratios_outside_0_1(ratio):
+    with pytest.raises(ValueError, match=r"ratio must be in \[0, 1\]"):
+        get_subnet(torch.rand(10), ratio)
+    with pytest.raises(TypeError, match=r"scores must be a torch\.Tensor"):
+        get_subnet([0.1, 0.2], 0.5)  # type: ignore[arg-type]

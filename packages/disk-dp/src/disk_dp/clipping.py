@@ -3,6 +3,17 @@
 A per-example loss is differentiated with ``vmap(grad(...))`` over the batch, so every example's gradient
 is exact (no hooks, no averaging): ``loss_fn`` sees one example at a time (a batch of one), which makes the
 loss's own reduction irrelevant and rules out the silent rescaling of mean-reduced batch losses.
+
+Fast path (``method="auto"``) for a *linear chain* -- an ``nn.Linear`` or an ``nn.Sequential`` of
+``nn.Linear`` layers and element-wise activations, every parameter trainable and used once -- where the
+per-sample gradient has a closed form: with ``a_i`` the layer's input and ``dz_i = d loss_i / d z_i`` the
+gradient at its output for example i, ``grad_W loss_i = dz_i a_i^T`` and ``grad_b loss_i = dz_i``. One
+batched forward and one ``autograd.grad`` give every ``dz_i`` (examples do not interact in such a chain,
+so ``d (sum_j loss_j) / d z_i = d loss_i / d z_i``); the per-example losses still come from ``loss_fn`` on
+a batch of one (``vmap`` over the loss only), or from one call on the batch when the caller declares the
+loss summed (``summed=True``). This is Opacus' hook arithmetic without hooks; it equals the
+``vmap`` path to rounding (tests) and is 2-3x faster on the digits MLP, where vmap's per-call overhead
+dominates. Any other model takes the ``vmap`` path.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
@@ -17,6 +29,18 @@ LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 # Layers whose forward mixes examples of a batch or updates state: per-sample gradients are undefined.
 _BATCH_MIXING = (nn.modules.batchnorm._BatchNorm,)
+# Parameter-free layers acting on each example alone (row-wise), allowed between the Linear layers of a chain.
+_ELEMENTWISE = (
+    nn.Tanh,
+    nn.ReLU,
+    nn.Sigmoid,
+    nn.GELU,
+    nn.SiLU,
+    nn.ELU,
+    nn.LeakyReLU,
+    nn.Softplus,
+    nn.Identity,
+)
 
 
 def check_dp_compatible(model: nn.Module) -> None:
@@ -46,8 +70,64 @@ def trainable_parameters(model: nn.Module) -> dict[str, nn.Parameter]:
     return {n: p for n, p in model.named_parameters() if p.requires_grad}
 
 
+def linear_chain(model: nn.Module) -> list[nn.Module] | None:
+    """The layers of ``model`` if it is a linear chain (module docstring), else None."""
+    if isinstance(model, nn.Linear):
+        layers: list[nn.Module] = [model]
+    elif type(model) is nn.Sequential:
+        layers = list(model)
+    else:
+        return None
+    if not all(isinstance(m, nn.Linear) or type(m) in _ELEMENTWISE for m in layers):
+        return None
+    params = [p for m in layers for p in m.parameters()]
+    if len({id(p) for p in params}) != len(params) or not all(p.requires_grad for p in params):
+        return None  # tied or frozen weights: the vmap path handles them
+    return layers
+
+
+def _chain_grads(
+    model: nn.Module,
+    layers: list[nn.Module],
+    loss_fn: LossFn,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    summed: bool,
+) -> dict[str, torch.Tensor]:
+    """Per-sample gradients of a linear chain from its layer inputs and output gradients (docstring)."""
+    names = {id(p): n for n, p in model.named_parameters()}
+    acts, outs, lins = [], [], []
+    with torch.enable_grad():
+        h = inputs
+        for layer in layers:
+            if isinstance(layer, nn.Linear):
+                bias = None if layer.bias is None else layer.bias.detach()
+                acts.append(h.detach())
+                h = F.linear(h, layer.weight.detach(), bias)
+                if not h.requires_grad:
+                    h.requires_grad_()
+                outs.append(h)
+                lins.append(layer)
+            else:
+                h = layer(h)
+        total = loss_fn(h, targets) if summed else vmap(loss_fn)(h.unsqueeze(1), targets.unsqueeze(1)).sum()
+        dz = torch.autograd.grad(total, outs)
+    grads: dict[str, torch.Tensor] = {}
+    for layer, a, g in zip(lins, acts, dz, strict=True):
+        grads[names[id(layer.weight)]] = torch.einsum("b...o,b...i->boi", g, a)
+        if layer.bias is not None:
+            grads[names[id(layer.bias)]] = g.reshape(g.shape[0], -1, g.shape[-1]).sum(1)
+    return grads
+
+
 def per_sample_grads(
-    model: nn.Module, loss_fn: LossFn, inputs: torch.Tensor, targets: torch.Tensor
+    model: nn.Module,
+    loss_fn: LossFn,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    *,
+    method: str = "auto",
+    summed: bool = False,
 ) -> dict[str, torch.Tensor]:
     """Gradient of each example's loss with respect to each trainable parameter, at the current values.
 
@@ -56,6 +136,10 @@ def per_sample_grads(
         loss_fn: ``loss_fn(output, target) -> scalar`` for a batch of one example.
         inputs: (B, ...) examples; B may be 0 (an empty Poisson batch).
         targets: (B, ...) labels.
+        method: ``"auto"`` (the closed form for a linear chain, ``vmap`` otherwise) or ``"vmap"``.
+        summed: the caller guarantees that ``loss_fn`` on a batch is the *sum* of its per-example losses
+            (``reduction="sum"``, as :func:`disk_dp.train.cross_entropy`); the linear-chain path then calls it
+            once on the batch instead of ``vmap`` over examples. Ignored by the ``vmap`` path.
 
     Returns:
         ``{name: (B, *param.shape)}`` for every trainable parameter (frozen ones are constants).
@@ -64,11 +148,16 @@ def per_sample_grads(
         ValueError: inputs and targets disagree on B, or ``torch.func`` cannot vmap the model's forward
             (for instance a layer calling ``.item()`` or mutating a buffer in place).
     """
+    if method not in ("auto", "vmap"):
+        raise ValueError(f"method must be 'auto' or 'vmap', got {method!r}")
     if inputs.shape[0] != targets.shape[0]:
         raise ValueError(f"inputs have {inputs.shape[0]} examples but targets have {targets.shape[0]}")
     params = trainable_parameters(model)
     if inputs.shape[0] == 0:
         return {n: torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device) for n, p in params.items()}
+    layers = linear_chain(model) if method == "auto" else None
+    if layers is not None:
+        return _chain_grads(model, layers, loss_fn, inputs, targets, summed)
     frozen = {n: p for n, p in model.named_parameters() if not p.requires_grad}
     buffers = dict(model.named_buffers())
     detached = {n: p.detach() for n, p in params.items()}
@@ -112,4 +201,4 @@ def clip_flat(
     return clipped, norms
 
 
-__all__ = ["check_dp_compatible", "clip_flat", "per_sample_grads", "trainable_parameters"]
+__all__ = ["check_dp_compatible", "clip_flat", "linear_chain", "per_sample_grads", "trainable_parameters"]

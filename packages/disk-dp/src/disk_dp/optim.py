@@ -30,14 +30,17 @@ from typing import NotRequired, TypedDict, Unpack
 import torch
 from torch import nn
 
-from disk_dp.clipping import LossFn, check_dp_compatible, clip_flat, per_sample_grads, trainable_parameters
+from disk_dp.clipping import LossFn, check_dp_compatible, per_sample_grads, trainable_parameters
 
 Closure = Callable[[], dict[str, torch.Tensor]]
 
 
-def make_closure(model: nn.Module, loss_fn: LossFn, inputs: torch.Tensor, targets: torch.Tensor) -> Closure:
-    """A closure returning the per-sample gradients of ``(inputs, targets)`` at the model's current values."""
-    return lambda: per_sample_grads(model, loss_fn, inputs, targets)
+def make_closure(
+    model: nn.Module, loss_fn: LossFn, inputs: torch.Tensor, targets: torch.Tensor, *, summed: bool = False
+) -> Closure:
+    """A closure returning the per-sample gradients of ``(inputs, targets)`` at the model's current values
+    (``summed``: see :func:`~disk_dp.clipping.per_sample_grads`)."""
+    return lambda: per_sample_grads(model, loss_fn, inputs, targets, summed=summed)
 
 
 def _positive(name: str, value: object, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
@@ -64,6 +67,9 @@ class DPOptimizer:
         generator: ``torch.Generator`` on the parameters' device for the noise; default a new one seeded
             with ``seed``.
         seed: seed of the default generator.
+        nonfinite: what a per-sample gradient with a NaN or inf entry does: ``"raise"`` (default, a
+            ``ValueError``) or ``"drop"`` (the example is left out of the step; ``nonfinite_dropped``
+            counts them).
     """
 
     def __init__(
@@ -76,8 +82,13 @@ class DPOptimizer:
         expected_batch_size: float,
         generator: torch.Generator | None = None,
         seed: int = 0,
+        nonfinite: str = "raise",
     ) -> None:
         check_dp_compatible(model)
+        if nonfinite not in ("raise", "drop"):
+            raise ValueError(f"nonfinite must be 'raise' or 'drop', got {nonfinite!r}")
+        self.nonfinite = nonfinite
+        self.nonfinite_dropped = 0
         if not isinstance(base, torch.optim.Optimizer):
             raise TypeError(f"base must be a torch.optim.Optimizer, got {type(base).__name__}")
         self.noise_multiplier = _positive("noise_multiplier", noise_multiplier, allow_zero=True)
@@ -106,18 +117,40 @@ class DPOptimizer:
         return self.noise_multiplier
 
     def privatize(self, per_sample: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """``(1/B) (sum_i clip_C(u_i) + N(0, sigma^2 C^2 I))`` for per-sample vectors ``{name: (b, ...)}``."""
-        clipped, _ = clip_flat(per_sample, self.max_grad_norm)
-        sigma = self.effective_noise_multiplier
-        out = {}
-        for name, g in clipped.items():
-            total = g.sum(0)
-            if sigma > 0:
-                noise = torch.randn(
-                    total.shape, generator=self.generator, device=total.device, dtype=total.dtype
+        """``(1/B) (sum_i clip_C(u_i) + N(0, sigma^2 C^2 I))`` for per-sample vectors ``{name: (b, ...)}``.
+
+        The vectors are flattened into one ``(b, P)`` matrix, so the norms, the clipped sum (a ``(b,) @
+        (b, P)`` product) and the noise (one ``(P,)`` draw) are a handful of calls whatever the number of
+        parameter tensors. An example whose vector has a NaN or inf entry is refused (``ValueError``) or,
+        with ``nonfinite="drop"``, left out of the sum and counted in ``nonfinite_dropped``: clipping cannot
+        bound a NaN, and the privacy guarantee rests on every summand having norm <= C.
+        """
+        names = list(per_sample)
+        flat = torch.cat([per_sample[n].flatten(1) for n in names], 1)
+        norms = torch.linalg.vector_norm(flat, dim=1)
+        finite = torch.isfinite(norms)  # a NaN or inf entry makes the norm NaN or inf
+        n_bad = int(flat.shape[0] - finite.sum().item())
+        if n_bad:
+            if self.nonfinite == "raise":
+                raise ValueError(
+                    f"{n_bad} of {flat.shape[0]} per-sample gradients have NaN or inf entries; clipping "
+                    "cannot bound them (pass nonfinite='drop' to leave such examples out and count them)"
                 )
-                total = total + (sigma * self.max_grad_norm) * noise
-            out[name] = total / self.expected_batch_size
+            flat, norms = flat[finite], norms[finite]
+            self.nonfinite_dropped += n_bad
+        factor = (self.max_grad_norm / norms.clamp_min(torch.finfo(norms.dtype).tiny)).clamp(max=1.0)
+        total = factor @ flat
+        sigma = self.effective_noise_multiplier
+        if sigma > 0:
+            noise = torch.randn(total.shape, generator=self.generator, device=total.device, dtype=total.dtype)
+            total = total + (sigma * self.max_grad_norm) * noise
+        total = total / self.expected_batch_size
+        out, start = {}, 0
+        for name in names:
+            shape = per_sample[name].shape[1:]
+            size = shape.numel()
+            out[name] = total[start : start + size].view(shape)
+            start += size
         return out
 
     def _apply(self, direction: dict[str, torch.Tensor]) -> None:
@@ -166,6 +199,7 @@ class DiSK(DPOptimizer):
         official_noise_scaling: bool = False,
         generator: torch.Generator | None = None,
         seed: int = 0,
+        nonfinite: str = "raise",
     ) -> None:
         if isinstance(kappa, bool) or not isinstance(kappa, (int, float)):
             raise TypeError(f"kappa must be a number, got {type(kappa).__name__}")
@@ -180,6 +214,7 @@ class DiSK(DPOptimizer):
             expected_batch_size=expected_batch_size,
             generator=generator,
             seed=seed,
+            nonfinite=nonfinite,
         )
         self.kappa = float(kappa)
         if not finite_difference:
@@ -266,6 +301,7 @@ class DPArgs(TypedDict):
     expected_batch_size: float
     generator: NotRequired[torch.Generator | None]
     seed: NotRequired[int]
+    nonfinite: NotRequired[str]
 
 
 def _base(

@@ -21,28 +21,36 @@ from __future__ import annotations
 import importlib.util
 import math
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from paperkit import Claim, Report, torch_threads, track
+from paperkit import Claim, Report, Tuned, ci_claim, paired_difference, torch_threads, track, tune
 
 from disk_dp import optim as O
 from disk_dp.accounting import DEFAULT_ORDERS, epsilon, noise_for_epsilon, rdp_by_integration
 from disk_dp.data import DATASETS, Dataset, load
 from disk_dp.models import logistic, mlp
-from disk_dp.quadratic import linear_model, noisy_quadratic_problem, squared_error
+from disk_dp.quadratic import (
+    linear_model,
+    noisy_quadratic_problem,
+    observation_noise,
+    predicted_excess,
+    squared_error,
+)
 from disk_dp.sampling import PoissonSampler
 from disk_dp.train import History, steps_for_epochs, train
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-METHODS = ("DP-SGD", "DP-SGD+EMA", "DiSK-SGD", "DP-Adam", "DiSK-Adam", "SGD (non-private)")
+HEAD = "DiSK-SGD (official HEAD weight 1-kappa)"
+METHODS = ("DP-SGD", "DP-SGD+EMA", "DiSK-SGD", HEAD, "DP-Adam", "DiSK-Adam", "SGD (non-private)")
 ADAM = {"DP-Adam", "DiSK-Adam"}
 QUAD_METHODS = ("DP-SGD", "DP-SGD+EMA", "DiSK-SGD", "DiSK-SGD (c=1)")
+PRED_METHODS = ("DP-SGD", "DP-SGD+EMA", "DiSK-SGD")
 
 
 @dataclass(frozen=True)
@@ -57,14 +65,17 @@ class Config:
         lr_sgd, lr_adam: learning rates when not tuned (spec's quick plan: 0.5 for SGD).
         lr_grid_sgd, lr_grid_adam: grids for the validation search (``tune_lr``).
         n_seeds: training seeds per (data set, epsilon, method).
-        quad_*: the noisy quadratic (n, d, cond, steps, seeds, lr, sigma).
+        quad_*: the noisy quadratic in the spec's setting (n, d, cond, steps, seeds, lr, sigma; C = clip).
+        pred_clip, pred_lrs: the unclipped regime of the algebra check: C = pred_clip with sigma =
+            quad_sigma / pred_clip (the same noise std sigma C as the spec setting), at each lr.
+        tune_seeds: paired seeds of the dev-split lr search (every method, every grid point).
         timing_steps: steps per method in the cost measurement (0: skip; its numbers are not reproducible).
         accountant_grid: (q, sigma, T) triples for the accountant check.
         *_min / *_max: the claims' bounds (frozen from the calibration run recorded in the README).
     """
 
     datasets: tuple[str, ...] = DATASETS
-    eps_values: tuple[float, ...] = (1.0, 4.0)
+    eps_values: tuple[float, ...] = (0.25, 1.0, 4.0)
     methods: tuple[str, ...] = METHODS
     delta: float = 1e-5
     batch: int = 64
@@ -75,8 +86,9 @@ class Config:
     lr_sgd: float = 0.5
     lr_adam: float = 0.01
     tune_lr: bool = True
-    lr_grid_sgd: tuple[float, ...] = (0.25, 0.5, 1.0)
-    lr_grid_adam: tuple[float, ...] = (0.003, 0.01, 0.03)
+    lr_grid_sgd: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0, 2.0)
+    lr_grid_adam: tuple[float, ...] = (0.002, 0.004, 0.008, 0.016, 0.032)
+    tune_seeds: int = 3
     n_seeds: int = 5
     quad_n: int = 2000
     quad_d: int = 50
@@ -85,6 +97,8 @@ class Config:
     quad_seeds: int = 3
     quad_lr: float = 0.5
     quad_sigma: float = 1.0
+    pred_clip: float = 20.0
+    pred_lrs: tuple[float, ...] = (0.5, 1.5)
     timing_steps: int = 40
     accountant_grid: tuple[tuple[float, float, int], ...] = field(
         default=(
@@ -99,10 +113,11 @@ class Config:
     sgd_gain_min: float = 2.0
     adam_gain_min: float = 1.0
     eps4_loss_max: float = 0.5
-    quad_ratio_max: float = 0.7
+    quad_reduction_min: float = 0.5
+    pred_tol: float = 0.05
     quad_vs_ema_max: float = 0.99
     eps_rel_max: float = 0.01
-    one_grad_time_max: float = 1.51
+    one_grad_time_max: float = 1.15
     two_grad_time_max: float = 2.3
 
     def __post_init__(self) -> None:
@@ -119,7 +134,7 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
-        """~40 s quiet: digits, epsilon = 1, DP-SGD vs DiSK-SGD at lr 0.5, 3 seeds; quadratic 300 steps."""
+        """~1 min quiet: digits, epsilon = 1, DP-SGD vs DiSK-SGD at lr 0.5, 3 seeds; quadratic 300 steps."""
         return cls(
             datasets=("digits",),
             eps_values=(1.0,),
@@ -149,6 +164,7 @@ class Config:
             quad_steps=20,
             quad_seeds=1,
             quad_n=200,
+            pred_lrs=(0.5,),
             timing_steps=0,
             accountant_grid=((64 / 1437, 2.9, 22),),
         )
@@ -183,6 +199,14 @@ def _optimizer(
         "DiSK-SGD": lambda: O.make_disk_sgd(model, lr, **kg, **dp),
         "DiSK-Adam": lambda: O.make_disk_adam(model, lr, **kg, **dp),
         "DP-SGD+EMA": lambda: O.make_dp_sgd_ema(model, lr, kappa=config.kappa, **dp),
+        HEAD: lambda: O.DiSK(
+            model,
+            torch.optim.SGD(model.parameters(), lr=lr),
+            kappa=config.kappa,
+            gamma=config.gamma,
+            legacy_weight=True,
+            **dp,
+        ),
     }
     return factories[method]()
 
@@ -205,62 +229,90 @@ def _grid(method: str, config: Config) -> tuple[float, ...]:
     return config.lr_grid_adam if method in ADAM else config.lr_grid_sgd
 
 
-def _classification(config: Config, seed: int, device: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _tune(ds_name: str, config: Config, seed: int, device: str) -> dict[str, Tuned]:
+    """Each method's lr from its family's grid on the dev split (90/10 of train), epsilon = 1, mean dev
+    accuracy over ``tune_seeds`` paired seeds (paperkit.stats.tune: the same grid and budget for all)."""
+    val = load(ds_name, device=device, validation=True)
+    q = config.batch / val.n
+    sig1 = noise_for_epsilon(1.0, config.delta, q, steps_for_epochs(config.epochs, q))
+
+    def dev_score(method: str, setting: Mapping[str, Any]) -> float:
+        sigma = 0.0 if method == "SGD (non-private)" else sig1
+        seeds = range(seed, seed + config.tune_seeds)
+        return float(
+            np.mean(
+                [_train_one(method, val, setting["lr"], sigma, config, s, device).final_acc for s in seeds]
+            )
+        )
+
+    fixed = {"epochs": config.epochs, "tune_seeds": config.tune_seeds, "eps": 1.0}
+    out: dict[str, Tuned] = {}
+    for family, grid in (("sgd", config.lr_grid_sgd), ("adam", config.lr_grid_adam)):
+        members = [m for m in config.methods if (m in ADAM) == (family == "adam")]
+        if members:
+            out |= tune(dev_score, members, {"lr": list(grid)}, fixed=fixed)
+    return out
+
+
+def _classification(
+    config: Config, seed: int, device: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     seeds = list(range(seed, seed + config.n_seeds))
     results: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
-    jobs = [(ds, m) for ds in config.datasets for m in config.methods]
-    for ds_name, method in track(jobs, desc="disk-dp classification"):
+    tune_rows: list[dict[str, Any]] = []
+    for ds_name in track(config.datasets, desc="disk-dp classification"):
         data = load(ds_name, device=device)
         q = config.batch / data.n
         steps = steps_for_epochs(config.epochs, q)
-        lr, lr_scores = _lr(method, config), {}
-        if config.tune_lr:
-            val = load(ds_name, device=device, validation=True)
-            sig1 = noise_for_epsilon(
-                1.0, config.delta, config.batch / val.n, steps_for_epochs(config.epochs, config.batch / val.n)
+        tuned = _tune(ds_name, config, seed, device) if config.tune_lr else {}
+        for t in tuned.values():
+            tune_rows += [{"data": ds_name, **r} for r in t.rows()]
+        for method in config.methods:
+            lr = float(tuned[method].best["lr"]) if method in tuned else _lr(method, config)
+            lr_scores = (
+                {f"{c['lr']:g}": sc for c, sc in zip(tuned[method].grid, tuned[method].scores, strict=True)}
+                if method in tuned
+                else {}
             )
-            for cand in _grid(method, config):
-                lr_scores[f"{cand:g}"] = _train_one(method, val, cand, sig1, config, seed, device).final_acc
-            lr = float(max(_grid(method, config), key=lambda c: lr_scores[f"{c:g}"]))
-        for eps in config.eps_values if method != "SGD (non-private)" else (math.inf,):
-            sigma = 0.0 if math.isinf(eps) else noise_for_epsilon(eps, config.delta, q, steps)
-            hist = [_train_one(method, data, lr, sigma, config, s, device) for s in seeds]
-            accs = np.array([h.final_acc for h in hist])
-            key = f"{ds_name}/eps={eps:g}/{method}"
-            results[key] = {
-                "dataset": ds_name,
-                "eps_target": eps,
-                "method": method,
-                "lr": lr,
-                "lr_validation_acc": lr_scores,
-                "sigma": sigma,
-                "q": q,
-                "steps": steps,
-                "eps_reported": [h.epsilon for h in hist],
-                "acc_per_seed": accs,
-                "acc_mean": float(accs.mean()),
-                "acc_curve_mean": np.mean([h.test_acc for h in hist], axis=0),
-                "final_train_loss_mean": float(np.mean([h.train_loss[-1] for h in hist])),
-            }
-            rows.append(
-                {
-                    "data": ds_name,
-                    "target eps": eps,
+            for eps in config.eps_values if method != "SGD (non-private)" else (math.inf,):
+                sigma = 0.0 if math.isinf(eps) else noise_for_epsilon(eps, config.delta, q, steps)
+                hist = [_train_one(method, data, lr, sigma, config, s, device) for s in seeds]
+                accs = np.array([h.final_acc for h in hist])
+                results[f"{ds_name}/eps={eps:g}/{method}"] = {
+                    "dataset": ds_name,
+                    "eps_target": eps,
                     "method": method,
                     "lr": lr,
-                    "sigma": round(sigma, 4),
-                    "test acc % (mean)": 100 * float(accs.mean()),
-                    "std": 100 * float(accs.std(ddof=1)) if len(accs) > 1 else 0.0,
-                    "reported eps": hist[0].epsilon,
-                    "s/run": float(np.mean([h.seconds for h in hist])),
+                    "lr_validation_acc": lr_scores,
+                    "sigma": sigma,
+                    "q": q,
+                    "steps": steps,
+                    "eps_reported": [h.epsilon for h in hist],
+                    "acc_per_seed": accs,
+                    "acc_mean": float(accs.mean()),
+                    "acc_curve_mean": np.mean([h.test_acc for h in hist], axis=0),
+                    "final_train_loss_mean": float(np.mean([h.train_loss[-1] for h in hist])),
                 }
-            )
-    return results, rows
+                rows.append(
+                    {
+                        "data": ds_name,
+                        "target eps": eps,
+                        "method": method,
+                        "lr": lr,
+                        "sigma": round(sigma, 4),
+                        "test acc % (mean)": 100 * float(accs.mean()),
+                        "std": 100 * float(accs.std(ddof=1)) if len(accs) > 1 else 0.0,
+                        "reported eps": hist[0].epsilon,
+                        "s/run": float(np.mean([h.seconds for h in hist])),
+                    }
+                )
+    return results, rows, tune_rows
 
 
 def quadratic_run(method: str, config: Config, seed: int, device: str) -> np.ndarray:
-    """Excess loss F(w_t) - min F after each of ``quad_steps`` steps (``(T,)`` float64) of ``method``."""
+    """Excess loss F(w_t) - min F after each of ``quad_steps`` steps (``(T,)`` float64) of ``method``
+    (lr ``quad_lr``, C ``clip``, sigma ``quad_sigma``)."""
     prob = noisy_quadratic_problem(config.quad_n, config.quad_d, config.quad_cond, seed=seed)
     x = torch.as_tensor(prob.x, device=device)
     y = torch.as_tensor(prob.y, device=device)
@@ -281,27 +333,62 @@ def quadratic_run(method: str, config: Config, seed: int, device: str) -> np.nda
     gen = torch.Generator(device=device).manual_seed(seed)
     out = torch.empty(config.quad_steps, dtype=torch.float64, device=device)
     for t, idx in enumerate(PoissonSampler(config.quad_n, q, config.quad_steps, gen)):
-        opt.step(O.make_closure(model, squared_error, x[idx], y[idx]))
+        opt.step(O.make_closure(model, squared_error, x[idx], y[idx], summed=True))
         with torch.no_grad():
             e = next(model.parameters())[0] - w_opt
             out[t] = 0.5 * e @ h @ e
     return out.cpu().numpy()
 
 
-def _quadratic(config: Config, seed: int, device: str) -> dict[str, Any]:
+def _tails(method: str, config: Config, seed: int, device: str) -> tuple[np.ndarray, np.ndarray]:
+    """(per-seed time-averaged excess over the last 20 % of steps, seed-mean curve)."""
     seeds = list(range(seed, seed + config.quad_seeds))
-    tail = int(0.8 * config.quad_steps)
+    curves = np.stack([quadratic_run(method, config, s, device) for s in seeds])
+    return curves[:, int(0.8 * config.quad_steps) :].mean(1), curves.mean(0)
+
+
+def _quadratic(config: Config, seed: int, device: str) -> dict[str, Any]:
+    """The spec setting (C = clip, lr quad_lr) for every QUAD_METHOD, and the unclipped regime at each
+    ``pred_lrs`` against the filter algebra's prediction (``predicted_excess`` on each seed's problem)."""
     res: dict[str, Any] = {}
     for method in track(QUAD_METHODS, desc="disk-dp quadratic"):
-        curves = np.stack([quadratic_run(method, config, s, device) for s in seeds])
-        tails = curves[:, tail:].mean(1)
+        tails, curve = _tails(method, config, seed, device)
         res[method] = {
             "tail_excess_per_seed": tails,
             "tail_excess_mean": float(tails.mean()),
-            "curve_mean": curves.mean(0),
+            "curve_mean": curve,
         }
     q = config.batch / config.quad_n
     res["epsilon"] = epsilon(q, config.quad_sigma, config.quad_steps, config.delta)
+    sigma_u = config.quad_sigma * config.clip / config.pred_clip
+    pred: dict[str, Any] = {}
+    for lr in config.pred_lrs:
+        cfg = replace(config, clip=config.pred_clip, quad_sigma=sigma_u, quad_lr=lr)
+        probs = [
+            noisy_quadratic_problem(config.quad_n, config.quad_d, config.quad_cond, seed=s)
+            for s in range(seed, seed + config.quad_seeds)
+        ]
+        p = [
+            predicted_excess(
+                pr.hessian,
+                observation_noise(pr, q=q, sigma=sigma_u, clip=config.pred_clip, batch=config.batch),
+                lr=lr,
+                kappa=config.kappa,
+            )
+            for pr in probs
+        ]
+        entry: dict[str, Any] = {}
+        for method in PRED_METHODS:
+            tails, _ = _tails(method, cfg, seed, device)
+            entry[method] = {
+                "measured": float(tails.mean()),
+                "predicted": float(np.mean([x[method] for x in p])),
+                "per_seed": tails,
+            }
+        entry["ratio_measured"] = entry["DiSK-SGD"]["measured"] / entry["DP-SGD"]["measured"]
+        entry["ratio_predicted"] = entry["DiSK-SGD"]["predicted"] / entry["DP-SGD"]["predicted"]
+        pred[f"{lr:g}"] = entry
+    res["prediction"] = pred
     return res
 
 
@@ -367,7 +454,7 @@ def _timing(config: Config, device: str) -> dict[str, float]:
     times: dict[str, list[float]] = {k: [] for k in kinds}
     for i in range(config.timing_steps + 3):
         for k, opt in opts.items():
-            closure = O.make_closure(models[k], cross_entropy, xb, yb)
+            closure = O.make_closure(models[k], cross_entropy, xb, yb, summed=True)
             if device == "cuda":
                 torch.cuda.synchronize()
             t0 = time.process_time()
@@ -399,7 +486,30 @@ def _claims(
     def has(ds: str, eps: float, m: str) -> bool:
         return f"{ds}/eps={eps:g}/{m}" in cls
 
+    def paired(ds: str, eps: float, a: str, b: str) -> Any:
+        """Paired difference a - b (points) over the seeds, with a 95 % percentile-bootstrap CI."""
+        return paired_difference(
+            100 * np.asarray(cls[f"{ds}/eps={eps:g}/{a}"]["acc_per_seed"]),
+            100 * np.asarray(cls[f"{ds}/eps={eps:g}/{b}"]["acc_per_seed"]),
+            rng=np.random.default_rng(0),
+            names=(a, b),
+            seeds=tuple(range(config.n_seeds)),
+        )
+
+    def paired_details(ds: str, eps: float, a: str, b: str, tag: str = "") -> dict[str, float]:
+        d = paired(ds, eps, a, b)
+        return {
+            f"{tag}{a}": acc(ds, eps, a),
+            f"{tag}{b}": acc(ds, eps, b),
+            f"{tag}ci95_low": d.interval.low,
+            f"{tag}ci95_high": d.interval.high,
+            **{f"{tag}diff_seed{i}": float(x) for i, x in enumerate(d.per_seed)},
+        }
+
     d_sgd = 100 * (acc("digits", 1.0, "DiSK-SGD") - acc("digits", 1.0, "DP-SGD"))
+    details = paired_details("digits", 1.0, "DiSK-SGD", "DP-SGD")
+    if has("digits", 1.0, HEAD):
+        details |= paired_details("digits", 1.0, HEAD, "DP-SGD", tag="HEAD form: ")
     claims.append(
         Claim.at_least(
             "disk-sgd-beats-dp-sgd-eps1",
@@ -409,22 +519,21 @@ def _claims(
             d_sgd,
             config.sgd_gain_min,
             paper="significant gains (numbers not retrieved)",
-            details={
-                "DiSK-SGD": acc("digits", 1.0, "DiSK-SGD"),
-                "DP-SGD": acc("digits", 1.0, "DP-SGD"),
-                **{
-                    f"diff_seed{i}": 100 * float(a - b)
-                    for i, (a, b) in enumerate(
-                        zip(
-                            cls["digits/eps=1/DiSK-SGD"]["acc_per_seed"],
-                            cls["digits/eps=1/DP-SGD"]["acc_per_seed"],
-                            strict=True,
-                        )
-                    )
-                },
-            },
+            details=details,
         )
     )
+    if has("digits", 0.25, "DiSK-SGD") and has("digits", 0.25, "DP-SGD"):
+        claims.append(
+            ci_claim(
+                "disk-sgd-beats-dp-sgd-eps0.25",
+                "At a tight budget (epsilon = 0.25) DiSK improves the accuracy of DP-SGD",
+                f"95 % bootstrap CI of the paired (per-seed) difference DiSK-SGD minus DP-SGD, points; "
+                f"digits MLP, epsilon = 0.25; {scale}; {lr_note}; passes if the CI's lower end > 0",
+                paired("digits", 0.25, "DiSK-SGD", "DP-SGD"),
+                above=0.0,
+                paper="significant gains (Figure 2's direction; numbers not retrieved)",
+            )
+        )
     if has("digits", 1.0, "DiSK-Adam") and has("digits", 1.0, "DP-Adam"):
         claims.append(
             Claim.at_least(
@@ -461,19 +570,44 @@ def _claims(
     dp, ema, dk = (quad[m]["tail_excess_mean"] for m in ("DP-SGD", "DP-SGD+EMA", "DiSK-SGD"))
     qscale = (
         f"least squares n = {config.quad_n}, d = {config.quad_d}, cond = {config.quad_cond:g}; "
-        f"{config.quad_steps} steps, lr {config.quad_lr:g}, sigma {config.quad_sigma:g}, "
-        f"C = {config.clip:g}, "
-        f"B = {config.batch}; {config.quad_seeds} seed(s)"
+        f"{config.quad_steps} steps, B = {config.batch}; {config.quad_seeds} seed(s)"
+    )
+    pred = quad["prediction"]
+    lr_hi = f"{max(config.pred_lrs):g}"
+    hi = pred[lr_hi]
+    reduction = (1 - hi["ratio_measured"]) / (1 - hi["ratio_predicted"])
+    unclipped = (
+        f"C = {config.pred_clip:g}, sigma = {config.quad_sigma * config.clip / config.pred_clip:g} "
+        "(no clipping at the optimum; the spec setting's noise std sigma C)"
     )
     claims.append(
-        Claim.at_most(
+        Claim.at_least(
             "quadratic-disk-vs-dp-sgd",
-            "The Kalman filter lowers the excess loss DP noise leaves (mechanism, spec's claim 2)",
-            f"time-averaged excess loss over the last 20% of steps, DiSK-SGD / DP-SGD; {qscale}",
-            dk / dp,
-            config.quad_ratio_max,
-            paper="DiSK's iteration-complexity bound improves on DP-SGD's (constants not retrieved)",
-            details={m: quad[m]["tail_excess_mean"] for m in QUAD_METHODS},
+            "The Kalman filter lowers the excess loss DP noise leaves: DiSK-SGD delivers at least half "
+            "of the reduction its filter algebra predicts (bound from the algebra, not the spec's 0.7)",
+            f"(1 - measured DiSK/DP-SGD tail-excess ratio) / (1 - predicted ratio), lr {lr_hi}; "
+            f"{unclipped}; {qscale}",
+            reduction,
+            config.quad_reduction_min,
+            paper="DiSK's iteration-complexity bound improves on DP-SGD's (Sec. 4; constants not retrieved)",
+            details={"measured_ratio": hi["ratio_measured"], "predicted_ratio": hi["ratio_predicted"]},
+        )
+    )
+    dev = {k: v["ratio_measured"] - v["ratio_predicted"] for k, v in pred.items()}
+    claims.append(
+        Claim.at_most(
+            "quadratic-matches-filter-algebra",
+            "Our DiSK-SGD's noise floor matches the filter algebra: e_t = (1-kappa) e_(t-1) + kappa w_t "
+            "for a quadratic, so the tail-excess ratio to DP-SGD is predicted from the spectrum, the "
+            "noise covariance and lr",
+            f"max over lr in {list(pred)} of |measured - predicted| DiSK/DP-SGD tail-excess ratio; "
+            f"{unclipped}; {qscale}",
+            max(abs(v) for v in dev.values()),
+            config.pred_tol,
+            paper="ours (algebra of the ReadMe's update; the paper's Sec. 4 analysis not retrieved)",
+            details={
+                f"lr {k} {w}": v[f"ratio_{w}"] for k, v in pred.items() for w in ("measured", "predicted")
+            },
         )
     )
     claims.append(
@@ -481,10 +615,11 @@ def _claims(
             "quadratic-disk-vs-ema",
             "The finite-difference (Hessian) prediction helps beyond plain EMA momentum",
             f"time-averaged excess loss over the last 20% of steps, DiSK-SGD / DP-SGD+EMA (same kappa); "
-            f"{qscale}",
+            f"spec setting lr {config.quad_lr:g}, sigma {config.quad_sigma:g}, C = {config.clip:g}; {qscale}",
             dk / ema,
             config.quad_vs_ema_max,
             paper="(spec's ablation)",
+            details={m: quad[m]["tail_excess_mean"] for m in QUAD_METHODS} | {"DiSK/DP-SGD": dk / dp},
         )
     )
     disk_eps = [e for k, v in cls.items() if "DiSK" in k for e in v["eps_reported"]]
@@ -562,7 +697,7 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         device: ``"cpu"`` or ``"cuda"``.
     """
     with torch_threads(1):
-        cls, rows = _classification(config, seed, device)
+        cls, rows, tune_rows = _classification(config, seed, device)
         quad = _quadratic(config, seed, device)
         acct = _accountant_check(config)
         timing = _timing(config, device) if config.timing_steps > 0 else None
@@ -576,6 +711,20 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         }
         for m in QUAD_METHODS
     ]
+    tables["Noisy quadratic, unclipped: measured vs the filter algebra"] = [
+        {
+            "lr": lr,
+            "method": m,
+            "tail excess measured": v[m]["measured"],
+            "predicted": v[m]["predicted"],
+            "ratio to DP-SGD measured": v[m]["measured"] / v["DP-SGD"]["measured"],
+            "ratio to DP-SGD predicted": v[m]["predicted"] / v["DP-SGD"]["predicted"],
+        }
+        for lr, v in quad["prediction"].items()
+        for m in PRED_METHODS
+    ]
+    if tune_rows:
+        tables["lr search on the dev split (epsilon = 1, mean over tune seeds)"] = tune_rows
     tables["Accountant check"] = acct["rows"]
     if timing is not None:
         tables["Step time"] = [
@@ -587,9 +736,11 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         "Balle et al. 2020 conversion) for T = epochs / q Poisson steps; DiSK and DP-SGD share it.",
         f"DiSK: kappa = {config.kappa}, gamma = {config.gamma} "
         f"(c = {(1 - config.kappa) / (config.kappa * config.gamma):.3f}, two gradients a step); the "
-        "ReadMe's filter weight (kappa on the new observation), no noise rescaling.",
+        "ReadMe's filter weight (kappa on the new observation), no noise rescaling; "
+        f"'{HEAD}' is the current official KFoptimizer.py form (legacy_weight=True).",
         f"Accountant reference: {acct['reference']}.",
-        "Step times are wall-clock on a shared machine and go to tables/claims only, never to metrics.",
+        "Step times are process CPU time (medians of interleaved steps after warm-up) and go to "
+        "tables/claims only, never to metrics.",
     ]
     metrics = {
         "classification": cls,
@@ -635,4 +786,4 @@ def plots(report: Report) -> dict[str, Figure]:
     return figs
 
 
-__all__ = ["METHODS", "QUAD_METHODS", "Config", "plots", "quadratic_run", "run"]
+__all__ = ["HEAD", "METHODS", "QUAD_METHODS", "Config", "plots", "quadratic_run", "run"]

@@ -93,7 +93,7 @@ def train(
     for t, idx in enumerate(PoissonSampler(data.n, q, steps, generator), start=1):
         x, y = data.x_train[idx], data.y_train[idx]
         if isinstance(optimizer, DPOptimizer):
-            optimizer.step(make_closure(model, cross_entropy, x, y))
+            optimizer.step(make_closure(model, cross_entropy, x, y, summed=True))
         elif len(idx) > 0:
             optimizer.zero_grad(set_to_none=True)
             F.cross_entropy(model(x), y).backward()

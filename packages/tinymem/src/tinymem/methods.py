@@ -1,4 +1,5 @@
-"""The 17 mitigation methods behind one signature, their hyper-parameter grids, and the selection rule."""
+"""The paper's 17 mitigation methods behind one signature (plus BalancedSubnet under the older official loss,
+``balanced_subnet_label``), their hyper-parameter grids, and the selection rule."""
 
 from __future__ import annotations
 
@@ -241,6 +242,14 @@ METHODS: dict[str, Method] = {
                 c.base_model, c.mem, c.clean, v, alpha=0.05, epochs=c.unlearn_epochs, seed=c.seed
             ),
             "α 0.05, SGD lr 0.1, mom 0.9, wd 5e-4, batch 64",
+        ),
+        _unlearn(
+            "balanced_subnet_label",
+            "weight",
+            lambda c, v: balanced_subnet(
+                c.base_model, c.mem, c.clean, v, epochs=c.unlearn_epochs, seed=c.seed, loss_version="label"
+            ),
+            "older official loss mean(−B·label·L), SGD lr 0.1, mom 0.9, wd 5e-4, batch 64",
         ),
     )
 }

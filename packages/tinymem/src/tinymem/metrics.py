@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -125,7 +126,16 @@ class NextTokenScores:
 
 @torch.no_grad()
 def next_token_scores(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512) -> NextTokenScores:
-    """Accuracy (with and without PAD targets) and perplexity on (n, T) rows, one forward pass a batch."""
+    """Accuracy (with and without PAD targets) and perplexity on (n, T) rows, one forward pass a batch.
+
+    Raises:
+        ValueError: ``seqs`` has no row or fewer than 2 columns (no next token to score).
+    """
+    if seqs.dim() != 2 or seqs.shape[0] == 0 or seqs.shape[1] < 2:
+        raise ValueError(
+            f"seqs must be (n, T) token rows with n >= 1 and T >= 2 (a next token to score), got shape "
+            f"{tuple(seqs.shape)}"
+        )
     was = model.training
     model.eval()
     dev = model_device(model)
@@ -149,7 +159,7 @@ def next_token_scores(model: torch.nn.Module, seqs: torch.Tensor, batch_size: in
     return NextTokenScores(
         accuracy=100.0 * hit / max(tot, 1),
         accuracy_real_tokens=100.0 * hit_real / max(tot_real, 1),
-        perplexity=float(torch.exp(torch.tensor(nll / max(tot_real, 1)))),
+        perplexity=float(torch.exp(torch.tensor(nll / tot_real))) if tot_real else math.nan,
     )
 
 
@@ -166,5 +176,13 @@ def token_accuracy(
 
 
 def perplexity(model: torch.nn.Module, seqs: torch.Tensor, batch_size: int = 512) -> float:
-    """exp(mean NLL of the non-PAD next tokens) on (n, T) rows."""
-    return next_token_scores(model, seqs, batch_size).perplexity
+    """exp(mean NLL of the non-PAD next tokens) on (n, T) rows.
+
+    Raises:
+        ValueError: ``seqs`` is empty or holds no non-PAD next token (a perplexity of nothing is undefined,
+            not 1).
+    """
+    ppl = next_token_scores(model, seqs, batch_size).perplexity
+    if math.isnan(ppl):
+        raise ValueError("seqs holds no non-PAD next token: perplexity is undefined")
+    return ppl

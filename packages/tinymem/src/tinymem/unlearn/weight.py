@@ -47,7 +47,17 @@ class GetSubnet(torch.autograd.Function):
 
 
 def get_subnet(scores: torch.Tensor, ratio: float) -> torch.Tensor:
-    """The {0,1} mask of ``scores`` dropping the ``ratio`` fraction with the smallest score (STE gradient)."""
+    """The {0,1} mask of ``scores`` dropping the ``ratio`` fraction with the smallest score (STE gradient).
+
+    Raises:
+        TypeError: ``scores`` is not a tensor or ``ratio`` not a number. ValueError: ``ratio`` outside [0, 1].
+    """
+    if not isinstance(scores, torch.Tensor):
+        raise TypeError(f"scores must be a torch.Tensor, got {type(scores).__name__}")
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+        raise TypeError(f"ratio must be a number in [0, 1], got {type(ratio).__name__}")
+    if not 0.0 <= float(ratio) <= 1.0:
+        raise ValueError(f"ratio must be in [0, 1] (the fraction of entries masked), got {ratio!r}")
     return cast(torch.Tensor, GetSubnet.apply(scores, ratio))
 
 
@@ -192,6 +202,13 @@ def subnet(
     )
 
 
+def balanced_subnet_loss_label(losses: torch.Tensor, labels: torch.Tensor, batch_size: int) -> torch.Tensor:
+    """The older official form: mean_i(−B · label_i · L_i), label +1 memorised / −1 clean, B the configured
+    batch size (``random_subnet_greedy.py`` before ``loss_weighting``). The factor B scales the step on the
+    scores by B, and the balance between the two sets is their share of the batch, not α."""
+    return (-float(batch_size) * labels * losses).mean()
+
+
 def balanced_subnet_loss(mem_losses: torch.Tensor, clean_losses: torch.Tensor, alpha: float) -> torch.Tensor:
     """L_BS = −(1−α)·mean(L_mem) + α·mean(L_clean) over one batch (an empty subset contributes 0)."""
     zero = mem_losses.new_zeros(())
@@ -213,11 +230,17 @@ def balanced_subnet(
     weight_decay: float = 5e-4,
     batch_size: int = 64,
     seed: int = 0,
+    loss_version: str = "alpha",
 ) -> torch.nn.Module:
-    """BalancedSubnet (``random_subnet_greedy.py``, latest version): Subnet's supermask trained on a shuffled
-    mixture of memorised (label +1) and clean (label −1) rows with L_BS = −(1−α)·L̄_mem + α·L̄_clean
-    (α = 0.05, ``loss_weighting``), so the mask removes memorisation while keeping clean loss low.
+    """BalancedSubnet (``random_subnet_greedy.py``): Subnet's supermask trained on a shuffled mixture of
+    memorised (label +1) and clean (label −1) rows so the mask removes memorisation while keeping clean
+    loss low. ``loss_version="alpha"`` (default; the latest official version, ``loss_weighting``):
+    L_BS = −(1−α)·L̄_mem + α·L̄_clean, α = 0.05. ``loss_version="label"``: the older official form
+    mean_i(−B·label_i·L_i) (:func:`balanced_subnet_loss_label`; α unused). Which of the two the paper's
+    numbers were produced with is not stated in the paper or the repository.
     """
+    if loss_version not in ("alpha", "label"):
+        raise ValueError(f"loss_version must be 'alpha' or 'label', got {loss_version!r}")
     ratio = check_ratio(ratio)
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
@@ -241,6 +264,8 @@ def balanced_subnet(
 
             def loss_fn(m: torch.nn.Module, x: torch.Tensor = x, y: torch.Tensor = y) -> torch.Tensor:
                 per = sequence_loss(m, x)
+                if loss_version == "label":
+                    return balanced_subnet_loss_label(per, y, batch_size)
                 return balanced_subnet_loss(per[y > 0], per[y < 0], alpha)
 
             yield loss_fn
