@@ -90,14 +90,14 @@ def test_subnet_only_zeroes_base_weights_at_the_ratio(method, tiny_model, small_
 
 
 def test_merged_model_equals_the_masked_forward(tiny_model, small_data):
-    from tinymem.unlearn.weight import _attach_supermasks, _merge_supermasks
+    from tinymem.unlearn.weight import attach_supermasks, merge_supermasks
 
     m = copy.deepcopy(tiny_model)
-    wrapped = _attach_supermasks(m, 0.1, seed=3)
+    wrapped = attach_supermasks(m, 0.1, seed=3)
     x = small_data.test[7][:4]
     with torch.no_grad():
         masked = m(input_ids=x).logits
-    _merge_supermasks(wrapped)
+    merge_supermasks(wrapped)
     with torch.no_grad():
         merged = m(input_ids=x).logits
     assert torch.allclose(masked, merged, atol=1e-5)

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from bandit_neural.envs import ContextualBinaryEnv, ContextualDuelingEnv, sigmoid
     from bandit_neural.models import LinearUtility, NeuralUtility, binary_loss, preference_loss
     from bandit_neural.nets import MLP, flat_grad, torch_device, values_and_grads
-    from bandit_neural.reproduce import Case, Config
     from bandit_neural.run import RunLog, run_binary, run_dueling
 
 _WHERE = {
@@ -65,8 +64,6 @@ _WHERE = {
     "flat_grad": "nets",
     "values_and_grads": "nets",
     "torch_device": "nets",
-    "Case": "reproduce",
-    "Config": "reproduce",
     "RunLog": "run",
     "run_binary": "run",
     "run_dueling": "run",
@@ -81,8 +78,6 @@ __all__ = [
     "ALGORITHMS",
     "GLM_ALGORITHMS",
     "MLP",
-    "Case",
-    "Config",
     "ContextualBinaryEnv",
     "ContextualDuelingEnv",
     "DuelingBandit",

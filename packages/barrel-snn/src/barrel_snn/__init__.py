@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from barrel_snn.data import deprive, encode_spikes, load_h5, make_synthetic_sweeps, spike_probabilities
     from barrel_snn.model import BarrelSNN, Recording, loss_fn
     from barrel_snn.neurons import ALIFCell, alif_step, spike_fn
-    from barrel_snn.reproduce import Config
     from barrel_snn.training import History, accuracy, predict, train
 
 _WHERE = {
@@ -72,7 +71,6 @@ _WHERE = {
     "ALIFCell": "neurons",
     "alif_step": "neurons",
     "spike_fn": "neurons",
-    "Config": "reproduce",
     "History": "training",
     "accuracy": "training",
     "predict": "training",
@@ -92,7 +90,6 @@ __all__ = [
     "ALIFCell",
     "BarrelSNN",
     "BrianRun",
-    "Config",
     "GRUClassifier",
     "History",
     "LSTMClassifier",

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         make_dp_sgd_ema,
     )
     from disk_dp.quadratic import QuadraticProblem, noisy_quadratic_problem
-    from disk_dp.reproduce import Config
     from disk_dp.sampling import PoissonSampler, poisson_batch
     from disk_dp.train import History, cross_entropy, train
 
@@ -66,7 +65,6 @@ _WHERE = {
     "make_dp_sgd_ema": "optim",
     "QuadraticProblem": "quadratic",
     "noisy_quadratic_problem": "quadratic",
-    "Config": "reproduce",
     "PoissonSampler": "sampling",
     "poisson_batch": "sampling",
     "History": "train",
@@ -81,7 +79,6 @@ except PackageNotFoundError:  # running from a source tree without installation
 
 __all__ = [
     "DEFAULT_ORDERS",
-    "Config",
     "DPOptimizer",
     "Dataset",
     "DiSK",

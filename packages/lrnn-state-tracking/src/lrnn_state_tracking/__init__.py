@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from lrnn_state_tracking.layers import DeltaNet, DiagonalLRNN, GHProductRNN, eig_low
     from lrnn_state_tracking.model import LAYERS, LRNNLM
     from lrnn_state_tracking.oracles import parity_deltanet_oracle, parity_diag_oracle
-    from lrnn_state_tracking.reproduce import Config
     from lrnn_state_tracking.scan import (
         delta_rule_chunked,
         delta_rule_sequential,
@@ -66,7 +65,6 @@ _WHERE = {
     "LRNNLM": "model",
     "parity_deltanet_oracle": "oracles",
     "parity_diag_oracle": "oracles",
-    "Config": "reproduce",
     "delta_rule_chunked": "scan",
     "delta_rule_sequential": "scan",
     "scan_diagonal": "scan",
@@ -97,7 +95,6 @@ __all__ = [
     "LRNNLM",
     "TASKS",
     "Batch",
-    "Config",
     "DeltaNet",
     "DiagonalLRNN",
     "GHProductRNN",

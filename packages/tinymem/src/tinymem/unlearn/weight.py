@@ -98,9 +98,12 @@ class SupermaskProjection(torch.nn.Module):
         return F.linear(x, w, self.base.bias)
 
 
-def _attach_supermasks(
+def attach_supermasks(
     model: torch.nn.Module, ratio: float, seed: int
 ) -> list[tuple[torch.nn.Module, str, SupermaskProjection]]:
+    """Wrap every MLP ``fc``/``proj`` of ``model`` in place in a trainable :class:`SupermaskProjection`
+    (scores drawn from ``seed``); returns (parent, attribute, wrapper) triples for
+    :func:`merge_supermasks`."""
     gen = torch.Generator().manual_seed(seed)
     wrapped = []
     for layer in mlp_layers(model):
@@ -121,7 +124,8 @@ def _parent_of(model: torch.nn.Module, child: torch.nn.Module) -> torch.nn.Modul
 
 
 @torch.no_grad()
-def _merge_supermasks(wrapped: list[tuple[torch.nn.Module, str, SupermaskProjection]]) -> None:
+def merge_supermasks(wrapped: list[tuple[torch.nn.Module, str, SupermaskProjection]]) -> None:
+    """Multiply each wrapped layer's weight by its mask and put the plain layer back (undoes the wrapping)."""
     for parent, name, sm in wrapped:
         sm.base.weight.mul_(sm.mask())
         setattr(parent, name, sm.base)
@@ -142,7 +146,7 @@ def _run_supermask(
     req = {id(p): p.requires_grad for p in out.parameters()}
     for p in out.parameters():
         p.requires_grad_(False)
-    wrapped = _attach_supermasks(out, ratio, seed)
+    wrapped = attach_supermasks(out, ratio, seed)
     opt = torch.optim.SGD(
         [sm.scores for _, _, sm in wrapped], lr=lr, momentum=momentum, weight_decay=weight_decay
     )
@@ -154,7 +158,7 @@ def _run_supermask(
             loss = loss_fn(out)
             loss.backward()
             opt.step()
-    _merge_supermasks(wrapped)
+    merge_supermasks(wrapped)
     out.eval()
     for p in out.parameters():
         p.requires_grad_(req.get(id(p), True))
