@@ -35,8 +35,10 @@ class TestConformance(ConformanceSuite):
         super().test_same_seed_same_numbers(smoke_runs)
 
     @pytest.mark.slow
-    def test_cuda_without_gpu_is_a_clear_error(self, tmp_path: Path) -> None:
-        super().test_cuda_without_gpu_is_a_clear_error(tmp_path)
+    def test_cuda_without_gpu_is_a_clear_error(
+        self, tmp_path: Path, smoke_runs: list[tuple[subprocess.CompletedProcess[str], Path]]
+    ) -> None:
+        super().test_cuda_without_gpu_is_a_clear_error(tmp_path, smoke_runs)
 
     @pytest.mark.slow
     def test_smoke_results_carry_every_method_and_the_pair_check(
