@@ -41,6 +41,7 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_seed",
+    "check_strings",
 ]
 
 #: The largest seed every run-time accepts: numpy's ``SeedSequence`` takes any non-negative integer,
