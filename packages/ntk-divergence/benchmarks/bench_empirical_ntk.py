@@ -11,10 +11,10 @@ from functools import partial
 
 import numpy as np
 import torch
+from ntk_divergence.backprop import ntk_gram
 from ntk_divergence.data import synthetic_sphere
 from ntk_divergence.empirical import empirical_ntk
 from ntk_divergence.models import FCN
-from ntk_divergence.training import fcn_ntk_gram
 
 
 def naive_loop(model: FCN, X: torch.Tensor) -> torch.Tensor:
@@ -36,7 +36,7 @@ def main() -> None:
         fns = {
             "naive loop": partial(naive_loop, model, Xt),
             "torch.func": partial(empirical_ntk, model, Xt),
-            "hand-written": partial(fcn_ntk_gram, params, model, X),
+            "hand-written": partial(ntk_gram, params, model, X),
         }
         for f in fns.values():  # warm-up (torch.func's first call imports torch._dynamo)
             f()
