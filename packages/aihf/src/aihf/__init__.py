@@ -10,7 +10,6 @@ The torch-based names (``SAC``, ``MLPReward``, ``train_continuous``, ...) are im
 that ``import aihf`` and the CLI start without torch.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -60,10 +59,7 @@ if TYPE_CHECKING:
 
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
 
-try:
-    __version__ = version("iclr25-aihf")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-aihf")
 
 _LAZY = {
     "SAC": "sac",

@@ -7,7 +7,6 @@ console script answers ``--help`` and ``--version`` without importing torch.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -58,10 +57,7 @@ _WHERE = {
     "GenRe": "recourse",
 }
 
-try:
-    __version__ = version("iclr25-genre")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-genre")
 
 __all__ = [
     "NNR",

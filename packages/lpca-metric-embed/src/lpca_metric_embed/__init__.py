@@ -9,7 +9,6 @@ Names are imported on first use (PEP 562), so that the console script answers ``
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -65,10 +64,7 @@ _WHERE = {
     "fit": "train",
 }
 
-try:
-    __version__ = version("iclr25-lpca-metric-embed")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-lpca-metric-embed")
 
 __all__ = [
     "DENSE_MAX_NODES",

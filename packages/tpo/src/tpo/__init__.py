@@ -12,7 +12,6 @@ Names are imported on first use, so the ``tpo`` command answers ``--help`` witho
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -40,10 +39,7 @@ if TYPE_CHECKING:
         train_preference,
     )
 
-try:
-    __version__ = metadata.version("iclr25-tpo")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-tpo")
 
 _WHERE = {
     "PreferenceList": "data",
