@@ -4,7 +4,6 @@ Reproduces "Divergence of Neural Tangent Kernel in Classification Problems" (ICL
 VEJzjAvaIy; arXiv 2504.11130).
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -67,7 +66,4 @@ if TYPE_CHECKING:
         train_gd,
     )
 
-try:
-    __version__ = version("iclr25-ntk-divergence")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-ntk-divergence")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from paperkit import check_choice, check_int
+from paperkit import Scales, ScaleTable, check_choice, check_int
 
 __all__ = ["Case", "Config", "Margins"]
 
@@ -70,8 +71,30 @@ FULL_CASES = (
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Defaults are the full run. Spec defaults: n = 20, d = 5, eta = 1, L = 1, unit-sphere inputs."""
+
+    SCALES: ClassVar[ScaleTable] = {
+        # quick (~1 min): spec quick m in {128, 512}, 2e4 steps; the extra cases short
+        "quick": {
+            "widths": (128, 512),
+            "steps": 20_000,
+            "cases": (
+                FULL_CASES[0].scaled(steps=5_000),
+                FULL_CASES[1].scaled(steps=5_000),
+                FULL_CASES[2].scaled(n=50, steps=2_000),
+            ),
+        },
+        # smoke (seconds, tests only; its claims mean nothing)
+        "smoke": {
+            "n": 8, "widths": (32, 64), "steps": 200, "n_checkpoints": 8, "n_seeds": 2, "pd_sets": 3,
+            "sweep_widths": (64, 128), "sweep_seeds": 1,
+            "cases": (
+                Case("resnet", arch="resnet", width=16, n=8, steps=200, lr=0.25),
+                Case("digits-10", data="digits", width=16, n=20, classes=TEN, steps=100, lr=0.5),
+            ),
+        },
+    }  # fmt: skip
 
     n: int = 20
     d: int = 5
@@ -93,27 +116,3 @@ class Config:
         check_int(self.n_seeds, "n_seeds", low=1)
         if len(self.widths) < 2 or len(self.sweep_widths) < 2:
             raise ValueError("widths and sweep_widths need at least two widths each")
-
-    @classmethod
-    def full(cls) -> Config:
-        return cls()
-
-    @classmethod
-    def quick(cls) -> Config:
-        cases = (
-            FULL_CASES[0].scaled(steps=5_000),
-            FULL_CASES[1].scaled(steps=5_000),
-            FULL_CASES[2].scaled(n=50, steps=2_000),
-        )
-        return cls(widths=(128, 512), steps=20_000, cases=cases)  # spec quick: m in {128, 512}, 2e4 steps
-
-    @classmethod
-    def smoke(cls) -> Config:
-        cases = (
-            Case("resnet", arch="resnet", width=16, n=8, steps=200, lr=0.25),
-            Case("digits-10", data="digits", width=16, n=20, classes=TEN, steps=100, lr=0.5),
-        )  # the digits file is read without importing sklearn: the smoke run stays a few CPU-s
-        return cls(
-            n=8, widths=(32, 64), steps=200, n_checkpoints=8, n_seeds=2, pd_sets=3,
-            sweep_widths=(64, 128), sweep_seeds=1, cases=cases,
-        )  # fmt: skip
