@@ -75,14 +75,14 @@ class Config(Scales):
     """Defaults are the full run. Spec defaults: n = 20, d = 5, eta = 1, L = 1, unit-sphere inputs."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~1 min): spec quick m in {128, 512}, 2e4 steps; the extra cases short
+        # quick (~1 min): spec quick m in {128, 512}, 2e4 steps; the extra cases short and narrow
         "quick": {
             "widths": (128, 512),
             "steps": 20_000,
             "cases": (
                 FULL_CASES[0].scaled(steps=5_000),
-                FULL_CASES[1].scaled(steps=5_000),
-                FULL_CASES[2].scaled(n=50, steps=2_000),
+                FULL_CASES[1].scaled(width=128, steps=5_000),
+                FULL_CASES[2].scaled(width=128, n=50, steps=2_000),
             ),
         },
         # smoke (seconds, tests only; its claims mean nothing)
