@@ -82,8 +82,8 @@ def test_networks_report_their_complexity_and_krr_none():
     assert METHODS["krr"].call(**small_inputs("krr")()).complexity is None
 
 
-def test_every_method_declares_a_grid_of_four():
-    assert all(len(info.grid) == 4 for info in METHODS.values())
+def test_every_method_declares_a_grid_of_five():
+    assert all(len(info.grid) == 5 for info in METHODS.values())
 
 
 def test_unknown_method_lists_the_registry():

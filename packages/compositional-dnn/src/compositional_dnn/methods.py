@@ -9,8 +9,8 @@
 Networks: ``call(X_train, Y_train, X_test, Y_test, *, stages, n_batches, lr_scale, <architecture>, seed,
 device) -> Fit``; the same seed gives the same initialisation (data order is fixed: contiguous batches).
 Each method declares the one hyperparameter a reproduction tunes and its grid: the networks tune
-``lr_scale`` (a factor on every stage's learning rate), KRR its ridge, over four values each (the
-first 3-value grids put the chosen value on an edge: RESULTS.md).
+``lr_scale`` (a factor on every stage's learning rate), KRR its ridge, over five values each (the
+first 3- and 4-value grids put the chosen value on an edge: RESULTS.md).
 """
 
 from __future__ import annotations
@@ -147,10 +147,10 @@ def krr(
 
 
 METHODS: dict[str, MethodInfo] = {
-    "accnet": MethodInfo("network", "lr_scale", (0.25, 0.5, 1.0, 2.0), accnet),
-    "shallow": MethodInfo("network", "lr_scale", (0.25, 0.5, 1.0, 2.0), shallow),
-    "deep": MethodInfo("network", "lr_scale", (0.25, 0.5, 1.0, 2.0), deep),
-    "krr": MethodInfo("kernel", "ridge", (1e-3, 1e-2, 1e-1, 1.0), krr),
+    "accnet": MethodInfo("network", "lr_scale", (0.125, 0.25, 0.5, 1.0, 2.0), accnet),
+    "shallow": MethodInfo("network", "lr_scale", (0.125, 0.25, 0.5, 1.0, 2.0), shallow),
+    "deep": MethodInfo("network", "lr_scale", (0.125, 0.25, 0.5, 1.0, 2.0), deep),
+    "krr": MethodInfo("kernel", "ridge", (1e-3, 1e-2, 1e-1, 1.0, 10.0), krr),
 }
 
 
