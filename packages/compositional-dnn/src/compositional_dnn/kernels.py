@@ -60,33 +60,52 @@ def matern(r: np.ndarray, nu: float) -> np.ndarray:
     r = np.asarray(check_array(r, "r"), float)
     if np.any(r < 0):
         raise ValueError("r must be >= 0 (a distance)")
+    return _matern(r, nu)
+
+
+def _matern(r: np.ndarray, nu: float) -> np.ndarray:
+    """``matern`` on validated input, in place where it can (the Gram matrices are the hot path)."""
     if nu == 0.5:
         return np.exp(-r)
     if nu == 1.5:
         s = math.sqrt(3.0) * r
-        return (1.0 + s) * np.exp(-s)
+        return np.exp(-s) * (1.0 + s)
     if nu == 2.5:
         s = math.sqrt(5.0) * r
-        return (1.0 + s + s**2 / 3.0) * np.exp(-s)
+        return np.exp(-s) * (1.0 + s + s**2 / 3.0)
     if math.isinf(nu):
-        return np.exp(-(r**2) / 2.0)
-    return matern_bessel(r, nu)
+        return np.exp(-0.5 * r**2)
+    return _bessel(r, nu)
 
 
 def matern_bessel(r: np.ndarray, nu: float) -> np.ndarray:
     """The general Bessel form of ``K_nu(r)`` for finite ``nu > 0`` (also at the closed-form nus)."""
     nu = check_number(nu, "nu", low=0, low_open=True)
-    r = np.asarray(check_array(r, "r"), float)
+    return _bessel(np.asarray(check_array(r, "r"), float), nu)
+
+
+def _bessel(r: np.ndarray, nu: float) -> np.ndarray:
     s = math.sqrt(2.0 * nu) * r
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = (2.0 ** (1.0 - nu) / gamma(nu)) * s**nu * kv(nu, s)
-    out = np.where(s == 0.0, 1.0, out)  # the limit r -> 0 (kv overflows there)
-    return np.nan_to_num(out, nan=0.0, posinf=1.0)  # s**nu * kv underflows to 0*inf for huge r
+    zero = s == 0.0
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        out = kv(nu, s)
+        out *= s**nu
+        out *= 2.0 ** (1.0 - nu) / gamma(nu)
+    out[zero] = 1.0  # the limit r -> 0 (kv overflows there)
+    return np.nan_to_num(out, copy=False, nan=0.0, posinf=1.0)  # s**nu * kv is 0*inf for huge r
 
 
 def matern_kernel(X: np.ndarray, nu: float, X2: np.ndarray | None = None) -> np.ndarray:
     """Gram matrix ``K_nu(r(x_i, x'_j))`` (float64); with ``X2 = None`` the diagonal is exactly 1."""
-    return matern(rms_distance(X, X2), nu)
+    nu = check_nu(nu)
+    D = rms_distance(X, X2)
+    if X2 is not None or nu in CLOSED_FORM_NUS:
+        return _matern(D, nu)
+    iu = np.triu_indices(len(D), 1)  # symmetric: the Bessel form (the expensive one) on one triangle only
+    K = np.eye(len(D))
+    K[iu] = _bessel(D[iu], nu)
+    K.T[iu] = K[iu]
+    return K
 
 
 def sample_gp(X: np.ndarray, nu: float, n_out: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
