@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 __version__ = paperkit.package_version("iclr25-tpo")
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "PreferenceList": "data",
     "split_steps": "data",
     "step_spans": "data",
@@ -67,33 +68,5 @@ _WHERE = {
     "train_preference": "trainer",
 }
 
-__all__ = [
-    "DPOObjective",
-    "DPOPLObjective",
-    "ListBatch",
-    "PreferenceList",
-    "TPOObjective",
-    "__version__",
-    "adaptive_step_weights",
-    "check_models",
-    "dpo_loss",
-    "dpo_pl_loss",
-    "encode_lists",
-    "implicit_rewards",
-    "kendall_tau",
-    "lambda_weights",
-    "mean_kendall_tau",
-    "plr_loss",
-    "preference_loss",
-    "sample_pairs",
-    "split_steps",
-    "step_spans",
-    "token_logratios",
-    "tpo_loss",
-    "train_preference",
-    "weighted_rewards",
-]
 
-assert set(__all__) == {*_WHERE, "__version__"}
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
