@@ -39,12 +39,22 @@ def test_zero_distance_is_one_and_tiny_r_is_finite():
         assert k[0] == 1.0 and np.all(np.isfinite(k)) and k[2] == pytest.approx(1.0, abs=1e-9)
 
 
-def test_rms_distance_and_sklearn_matern():
-    sk = pytest.importorskip("sklearn.gaussian_process.kernels")
+def test_rms_distance_against_brute_force():
     rng = np.random.default_rng(0)
     X, X2 = rng.standard_normal((30, 15)), rng.standard_normal((7, 15))
     brute = np.sqrt(((X[:, None, :] - X2[None]) ** 2).mean(-1))
     np.testing.assert_allclose(rms_distance(X, X2), brute, atol=1e-12)
+    np.testing.assert_allclose(rms_distance(X), np.sqrt(((X[:, None, :] - X[None]) ** 2).mean(-1)), atol=1e-7)
+
+
+@pytest.mark.slow  # importing sklearn.gaussian_process costs ~3 CPU-s, a tenth of the default budget
+def test_matern_kernel_against_sklearn():
+    sk = pytest.importorskip("sklearn.gaussian_process.kernels")
+    rng = np.random.default_rng(0)
+    X, X2 = rng.standard_normal((30, 15)), rng.standard_normal((7, 15))
+    np.testing.assert_allclose(
+        matern_kernel(X, 0.8), sk.Matern(length_scale=math.sqrt(15), nu=0.8)(X), atol=1e-10
+    )
     for nu in (0.5, 1.5, 2.5, math.inf, 0.8):  # sklearn's Euclidean length scale sqrt(d) = our RMS scale 1
         ref = sk.Matern(length_scale=math.sqrt(15), nu=nu)(X, X2)
         np.testing.assert_allclose(matern_kernel(X, nu, X2), ref, atol=1e-10)

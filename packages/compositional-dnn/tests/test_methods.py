@@ -55,6 +55,7 @@ class TestMethods(MethodBattery):
         ]
 
 
+@pytest.mark.slow  # the sklearn.gaussian_process import (~3 CPU-s)
 def test_krr_matches_sklearn_kernel_ridge():
     kr = pytest.importorskip("sklearn.kernel_ridge")
     sk = pytest.importorskip("sklearn.gaussian_process.kernels")
