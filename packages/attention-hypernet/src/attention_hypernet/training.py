@@ -26,7 +26,7 @@ from attention_hypernet.logic import FuzzyLogic, LogicBatch
 from attention_hypernet.sraven import SRaven, SRavenBatch
 from attention_hypernet.transformer import Transformer
 
-__all__ = ["TrainConfig", "build_model", "evaluate", "lr_at", "task_loss", "train"]
+__all__ = ["AdamW", "TrainConfig", "decay_mask", "build_model", "evaluate", "lr_at", "task_loss", "train"]
 
 Task = FuzzyLogic | SRaven
 
@@ -93,12 +93,48 @@ def task_loss(task: Task, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor
     return torch.nn.functional.cross_entropy(logits[:, -F:].reshape(-1, logits.shape[-1]), y.reshape(-1))
 
 
-def _param_groups(model: Transformer, weight_decay: float) -> list[dict]:
-    decay, no_decay = [], []
-    for name, p in model.named_parameters():
-        qkv_bias = name.endswith(("query.bias", "key.bias", "value.bias"))
-        (decay if p.ndim != 1 or qkv_bias else no_decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+def decay_mask(model: Transformer) -> list[bool]:
+    """Which parameters (in ``model.parameters()`` order) get weight decay: those that are not 1-D in Flax."""
+    return [p.ndim != 1 or name.endswith(("query.bias", "key.bias", "value.bias"))
+            for name, p in model.named_parameters()]  # fmt: skip
+
+
+class AdamW:
+    """AdamW with decoupled weight decay, the update of ``optax.adamw`` and ``torch.optim.AdamW``:
+
+        m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
+        p <- p - lr (m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps) + wd_i p).
+
+    Written out because constructing any ``torch.optim`` optimiser imports ``torch._dynamo`` (seconds of
+    CPU on the shared machine, more than a smoke run); tests compare it with ``torch.optim.AdamW``.
+    """
+
+    def __init__(self, params: list[torch.Tensor], decay: list[bool], *, weight_decay: float,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:  # fmt: skip
+        self.params, self.betas, self.eps, self.t = params, betas, eps, 0
+        self.wd = [weight_decay if d else 0.0 for d in decay]
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+
+    @torch.no_grad()
+    def step(self, lr: float) -> None:
+        self.t += 1
+        b1, b2 = self.betas
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in self.params]
+        torch._foreach_lerp_(self.m, grads, 1 - b1)
+        torch._foreach_mul_(self.v, b2)
+        torch._foreach_addcmul_(self.v, grads, grads, 1 - b2)
+        for p, wd in zip(self.params, self.wd, strict=True):
+            if wd:
+                p.mul_(1 - lr * wd)
+        denom = torch._foreach_sqrt(self.v)
+        torch._foreach_div_(denom, (1 - b2**self.t) ** 0.5)
+        torch._foreach_add_(denom, self.eps)
+        torch._foreach_addcdiv_(self.params, self.m, denom, -lr / (1 - b1**self.t))
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
 
 
 def _batches(task: Task, n: int, split: str, rng: np.random.Generator) -> Iterator[LogicBatch | SRavenBatch]:
@@ -112,19 +148,17 @@ def train(
     """Train ``model`` in place for ``config.steps`` steps; returns the ``(steps,)`` training losses."""
     seed = check_seed(seed)
     rng = np.random.default_rng([seed, 1])
-    opt = torch.optim.AdamW(_param_groups(model, config.weight_decay), lr=0.0, betas=(0.9, 0.999), eps=1e-8)
+    opt = AdamW(list(model.parameters()), decay_mask(model), weight_decay=config.weight_decay)
     losses = torch.empty(config.steps, device=device)
     model.train()
     for step, batch in zip(
         range(config.steps), _batches(task, config.batch_size, "train", rng), strict=False
     ):
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, lr=config.lr, warmup=config.warmup, steps=config.steps)
         x, y = _to(batch, device)
         loss = task_loss(task, model(x), y)
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         loss.backward()
-        opt.step()
+        opt.step(lr_at(step, lr=config.lr, warmup=config.warmup, steps=config.steps))
         losses[step] = loss.detach()
     return losses.cpu().numpy()
 
