@@ -14,6 +14,14 @@ CASES = [
 ]
 
 
+def assert_close(a, b, rtol=0.0, atol=1e-12):
+    """max |a - b| <= atol + rtol |b| (torch.testing's first use imports seconds of torch internals)."""
+    a, b = torch.as_tensor(a), torch.as_tensor(b)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    bad = (a - b).abs() > atol + rtol * b.abs()
+    assert not bad.any(), f"max |a - b| = {(a - b).abs().max().item():.3g}"
+
+
 def make(norm, value_net, *, bias=True, dtype=torch.float64, device="cpu", H=4, d=12):
     gen = torch.Generator().manual_seed(0)
     att = HyperAttention(d, H, 8, 8, norm=norm, value_net=value_net, bias=bias, generator=gen, dtype=dtype)
@@ -57,7 +65,7 @@ def test_hypernetwork_weights_by_brute_force():
                 ref = sum(z[h] * wo[:, h] @ wv[h] for h in range(4))
             else:
                 ref = sum(z[h] * wo[:, h] for h in range(4)) @ sum(z[h] * wv[h] for h in range(4))
-            torch.testing.assert_close(W[b, q, k], ref, rtol=0, atol=1e-12)
+            assert_close(W[b, q, k], ref, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(("norm", "value_net"), CASES)
@@ -69,7 +77,7 @@ def test_generated_value_network_reproduces_the_forward_pass_with_biases(norm, v
     x, mask, bias = inputs(device=device)
     net = att.value_network(x, mask, bias)
     assert net.act == ("relu" if value_net == "relu_mlp" else "identity")
-    torch.testing.assert_close(apply_generated(net, x), att(x, mask, bias), rtol=0, atol=1e-10)
+    assert_close(apply_generated(net, x), att(x, mask, bias), rtol=0, atol=1e-10)
 
 
 def test_hyla_hidden_width_is_dv_over_heads():
@@ -84,10 +92,10 @@ def test_rms_head_normalises_over_heads():
     s = torch.randn(3, 6, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     a = rms_head(s, 1e-6)
     ms = s.pow(2).mean(1, keepdim=True)
-    torch.testing.assert_close(a.pow(2).sum(1), (6 * ms / (ms + 1e-6)).squeeze(1), rtol=1e-12, atol=0)
+    assert_close(a.pow(2).sum(1), (6 * ms / (ms + 1e-6)).squeeze(1), rtol=1e-12, atol=0)
     assert torch.allclose(a.pow(2).sum(1), torch.full((3, 4, 5), 6.0, dtype=torch.float64), atol=1e-4)
     one = rms_head(s[:, :1], 1e-12)
-    torch.testing.assert_close(one, torch.sign(s[:, :1]), rtol=0, atol=1e-5)
+    assert_close(one, torch.sign(s[:, :1]), rtol=0, atol=1e-5)
     assert torch.equal(rms_head(torch.zeros(1, 4, 2, 2)), torch.zeros(1, 4, 2, 2))  # eps keeps 0/0 finite
 
 
@@ -104,7 +112,7 @@ def test_softmax_matches_torch_sdpa_and_multihead_attention(device):
     q, k, v = (lin(x).reshape(2, 5, 4, 3).transpose(1, 2) for lin in (att.query, att.key, att.value))
     ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     ref = att.out(ref.transpose(1, 2).reshape(2, 5, 12))
-    torch.testing.assert_close(att(x, mask), ref, rtol=1e-5, atol=1e-5)
+    assert_close(att(x, mask), ref, rtol=1e-5, atol=1e-5)
     mha = torch.nn.MultiheadAttention(12, 4, batch_first=True, device=device)
     with torch.no_grad():
         mha.in_proj_weight.copy_(torch.cat([att.query.weight, att.key.weight, att.value.weight]))
@@ -112,7 +120,7 @@ def test_softmax_matches_torch_sdpa_and_multihead_attention(device):
         mha.out_proj.weight.copy_(att.out.weight)
         mha.out_proj.bias.copy_(att.out.bias)
     out, _ = mha(x, x, x, need_weights=False)
-    torch.testing.assert_close(att(x), out, rtol=1e-5, atol=1e-5)
+    assert_close(att(x), out, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("mixer", sorted(MIXERS))
@@ -121,7 +129,7 @@ def test_permutation_equivariance_without_position_bias(mixer):
                         rel_pos_max_dist=None, dtype=torch.float64)  # fmt: skip
     x = torch.randn(2, 7, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     perm = torch.randperm(7, generator=torch.Generator().manual_seed(1))
-    torch.testing.assert_close(model(x[:, perm]), model(x)[:, perm], rtol=1e-10, atol=1e-10)
+    assert_close(model(x[:, perm]), model(x)[:, perm], rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize(
@@ -136,7 +144,7 @@ def test_masked_keys_contribute_nothing(norm, value_net):
     assert torch.all(a[..., 3:] == 0)  # linear attention sets masked scores to 0, not -inf
     x2 = x.clone()
     x2[:, 3:] = 100 * torch.randn(1, 2, 12, dtype=torch.float64)
-    torch.testing.assert_close(att(x2, mask)[:, :3], att(x, mask)[:, :3], rtol=0, atol=1e-10)
+    assert_close(att(x2, mask)[:, :3], att(x, mask)[:, :3], rtol=0, atol=1e-10)
 
 
 def test_fully_masked_rows_stay_finite():
