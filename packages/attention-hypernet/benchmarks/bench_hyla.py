@@ -19,7 +19,9 @@ B, D, H, DV, REPS = 8, 64, 8, 64, 3
 
 def sdpa_layer(att: HyperAttention):
     def f(x: torch.Tensor) -> torch.Tensor:
-        q, k, v = (lin(x).reshape(B, -1, H, DV // H).transpose(1, 2) for lin in (att.query, att.key, att.value))
+        q, k, v = (
+            lin(x).reshape(B, -1, H, DV // H).transpose(1, 2) for lin in (att.query, att.key, att.value)
+        )
         return att.out(torch.nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(-2))
 
     return f
@@ -47,10 +49,15 @@ def main() -> None:
                 if rep:
                     best[n] = min(best[n], dt)
         ms = {n: 1000 * v for n, v in best.items()}
-        print(f"{T:>5} " + " ".join(f"{ms[n]:>24.2f}" for n in fns)
-              + f" {ms['hyla'] / ms['softmax (torch sdpa)']:>10.2f} {ms['hyla'] / ms['softmax (ours)']:>10.2f}")
+        print(
+            f"{T:>5} "
+            + " ".join(f"{ms[n]:>24.2f}" for n in fns)
+            + f" {ms['hyla'] / ms['softmax (torch sdpa)']:>10.2f} {ms['hyla'] / ms['softmax (ours)']:>10.2f}"
+        )
         mb_h, mb_s = B * T * T * (DV // H) * 4 / 2**20, B * H * T * T * 4 / 2**20
-        print(f"      largest intermediate: hyla {mb_h:.2f} MiB (B*T^2*d_v/H), softmax {mb_s:.2f} MiB (B*H*T^2)")
+        print(
+            f"      largest intermediate: hyla {mb_h:.2f} MiB (B*T^2*d_v/H), softmax {mb_s:.2f} MiB (B*H*T^2)"
+        )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ def inputs(dtype=torch.float64, device="cpu", B=2, T=5, d=12, H=4):
 @pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize(("dtype", "tol"), [(torch.float64, 1e-10), (torch.float32, 1e-5)])
 def test_attention_is_a_linear_hypernetwork(norm, value_net, masked, dtype, tol, device):
-    """MHA(X)_q = sum_k W_{q,k} x_k with W_{q,k} = sum_h a_{h,q,k} W^O_h W^V_h (biases off, as in the paper)."""
+    """MHA(X)_q = sum_k W_{q,k} x_k, W_{q,k} = sum_h a_{h,q,k} W^O_h W^V_h (biases off, as in the paper)."""
     att = make(norm, value_net, bias=False, dtype=dtype, device=device)
     x, mask, bias = inputs(dtype, device)
     mask = mask if masked else None
@@ -125,8 +125,19 @@ def test_softmax_matches_torch_sdpa_and_multihead_attention(device):
 
 @pytest.mark.parametrize("mixer", sorted(MIXERS))
 def test_permutation_equivariance_without_position_bias(mixer):
-    model = Transformer(3, 2, d_model=16, n_layers=2, n_heads=4, d_qk=8, d_v=8, d_mlp=16, mixer=mixer,
-                        rel_pos_max_dist=None, dtype=torch.float64)  # fmt: skip
+    model = Transformer(
+        3,
+        2,
+        d_model=16,
+        n_layers=2,
+        n_heads=4,
+        d_qk=8,
+        d_v=8,
+        d_mlp=16,
+        mixer=mixer,
+        rel_pos_max_dist=None,
+        dtype=torch.float64,
+    )
     x = torch.randn(2, 7, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     perm = torch.randperm(7, generator=torch.Generator().manual_seed(1))
     assert_close(model(x[:, perm]), model(x)[:, perm], rtol=1e-10, atol=1e-10)

@@ -10,7 +10,9 @@ from attention_hypernet.sraven import SRaven
 from attention_hypernet.training import TrainConfig
 from shared_testing.battery import MethodBattery, MethodCase
 
-TINY = TrainConfig(d_model=16, n_layers=1, n_heads=4, d_qk=8, d_v=8, d_mlp=16, steps=4, batch_size=8, warmup=1)
+TINY = TrainConfig(
+    d_model=16, n_layers=1, n_heads=4, d_qk=8, d_v=8, d_mlp=16, steps=4, batch_size=8, warmup=1
+)
 
 
 def small_inputs():
@@ -21,8 +23,13 @@ class TestMethods(MethodBattery):
     @classmethod
     def cases(cls):
         return [
-            MethodCase(name, call=info.call, inputs=small_inputs, device_arg="device",
-                       bad_inputs={"eval_n": 0, "task": "logic", "config": {"steps": 4}})  # fmt: skip
+            MethodCase(
+                name,
+                call=info.call,
+                inputs=small_inputs,
+                device_arg="device",
+                bad_inputs={"eval_n": 0, "task": "logic", "config": {"steps": 4}},
+            )
             for name, info in METHODS.items()
         ]
 
@@ -40,8 +47,9 @@ def test_same_seed_pairs_the_mixers_on_data_and_untrained_probe_inputs():
     c = run_method("linear", FuzzyLogic(num_vars=3), TINY, seed=6, eval_n=16)
     assert a.losses[0] != b.losses[0]  # different mixers from the same draws
     assert a.losses[0] != c.losses[0]
-    np.testing.assert_array_equal(run_method("linear", FuzzyLogic(num_vars=3), TINY, seed=5, eval_n=16).losses,
-                                  a.losses)  # fmt: skip
+    np.testing.assert_array_equal(
+        run_method("linear", FuzzyLogic(num_vars=3), TINY, seed=5, eval_n=16).losses, a.losses
+    )
 
 
 def test_sraven_runs_report_accuracies_and_no_probe():

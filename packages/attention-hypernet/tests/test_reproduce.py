@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from attention_hypernet.methods import MixerRun
 from attention_hypernet.reproduce import Config
@@ -17,9 +18,12 @@ def fake(r2_ood: float, probe: float) -> MixerRun:
 
 def test_claims_on_synthetic_records_follow_the_numbers():
     exact = {"f64": {"a": 1e-14}, "f32": {"a": 1e-7}}
-    logic = {"softmax": [fake(0.5, 0.1)] * 3, "linear": [fake(0.5 + 0.01 * i, 0.1) for i in range(3)],
-             "hyla": [fake(0.8 + 0.01 * i, 0.6) for i in range(3)],
-             "linear_rms_head": [fake(0.79, 0.2)] * 3}  # fmt: skip
+    logic = {
+        "softmax": [fake(0.5, 0.1)] * 3,
+        "linear": [fake(0.5 + 0.01 * i, 0.1) for i in range(3)],
+        "hyla": [fake(0.8 + 0.01 * i, 0.6) for i in range(3)],
+        "linear_rms_head": [fake(0.79, 0.2)] * 3,
+    }
     out = {c.name: c for c in claims(exact, logic, {}, Config(), (0, 1, 2))}
     assert out["exact-f64"].passed and out["exact-f32"].passed and out["gate-substrate"].passed
     assert out["hyla-ood-vs-linear"].passed and out["hyla-ood-vs-linear"].details["mean_difference"] > 0.29
@@ -38,9 +42,5 @@ def test_exactness_errors_are_at_rounding_level():
 def test_config_scales_and_validation():
     assert Config.quick().logic_train.steps < Config.full().logic_train.steps
     assert Config.full().n_seeds >= 3 and "linear_rms_head" in Config.full().logic_mixers
-    try:
+    with pytest.raises(ValueError, match="logic_mixers"):
         Config(logic_mixers=("softmax",))
-    except ValueError as e:
-        assert "logic_mixers" in str(e)
-    else:
-        raise AssertionError("Config without hyla/linear must raise")

@@ -88,8 +88,12 @@ def test_ambiguity_checker_flags_a_constructed_ambiguous_problem():
     # rows (0, 0, 0), (2, 0, 2), last row (3, 1, ?): addition -> 4, subtraction -> 2
     amb = np.array([[[0], [0], [0]], [[2], [0], [2]], [[3], [1], [4]]])[None]
     assert ambiguity_count(amb, num_values=8)[0] == 1
-    rate = (ambiguity_count(SRaven(num_features=2).sample(400, "train", np.random.default_rng(5)).panels,
-                            num_values=8) > 0).mean()  # fmt: skip
+    rate = (
+        ambiguity_count(
+            SRaven(num_features=2).sample(400, "train", np.random.default_rng(5)).panels, num_values=8
+        )
+        > 0
+    ).mean()
     assert 0 < rate < 0.2
 
 

@@ -31,7 +31,9 @@ def test_schedule_is_optax_warmup_cosine_with_decay_steps_minus_warmup():
     assert lr_at(90, lr=lr, warmup=w, steps=S) == pytest.approx(0.1 * lr)
     assert lr_at(99, lr=lr, warmup=w, steps=S) == pytest.approx(0.1 * lr)
     t = 17 / 80
-    assert lr_at(27, lr=lr, warmup=w, steps=S) == pytest.approx(0.1 * lr + 0.45 * lr * (1 + math.cos(math.pi * t)))
+    assert lr_at(27, lr=lr, warmup=w, steps=S) == pytest.approx(
+        0.1 * lr + 0.45 * lr * (1 + math.cos(math.pi * t))
+    )
 
 
 def test_adamw_matches_the_closed_form_first_step():
@@ -50,7 +52,9 @@ def test_adamw_matches_torch():
     ps = [torch.randn(3, 4, requires_grad=True), torch.randn(4, requires_grad=True)]
     qs = [p.detach().clone().requires_grad_(True) for p in ps]
     ours = AdamW(ps, [True, False], weight_decay=0.1)
-    ref = torch.optim.AdamW([{"params": [qs[0]], "weight_decay": 0.1}, {"params": [qs[1]], "weight_decay": 0.0}])
+    ref = torch.optim.AdamW(
+        [{"params": [qs[0]], "weight_decay": 0.1}, {"params": [qs[1]], "weight_decay": 0.0}]
+    )
     for step in range(5):
         for group in ref.param_groups:
             group["lr"] = 0.01 * (step + 1)
@@ -65,16 +69,22 @@ def test_adamw_matches_torch():
 
 
 def test_decay_mask_follows_flax_ndim():
-    model = build_model(FuzzyLogic(), TrainConfig(d_model=16, d_mlp=16, n_heads=4, d_qk=8, d_v=8), "hyla", seed=0)
+    model = build_model(
+        FuzzyLogic(), TrainConfig(d_model=16, d_mlp=16, n_heads=4, d_qk=8, d_v=8), "hyla", seed=0
+    )
     mask = dict(zip((n for n, _ in model.named_parameters()), decay_mask(model), strict=True))
-    assert mask["blocks.0.attn.query.bias"] and mask["blocks.0.attn.query.weight"] and mask["blocks.0.rel.table"]
+    assert (
+        mask["blocks.0.attn.query.bias"] and mask["blocks.0.attn.query.weight"] and mask["blocks.0.rel.table"]
+    )
     assert not mask["blocks.0.attn.out.bias"] and not mask["blocks.0.norm1.weight"] and not mask["embed.bias"]
 
 
 def test_ridge_r2_against_numpy_lstsq():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((200, 5))
-    y = np.column_stack([x @ rng.standard_normal(5) + 0.1 * rng.standard_normal(200), rng.standard_normal(200)])
+    y = np.column_stack(
+        [x @ rng.standard_normal(5) + 0.1 * rng.standard_normal(200), rng.standard_normal(200)]
+    )
     r2 = ridge_r2(x[:100], y[:100], x[100:], y[100:], l2=1e-9)
     X = np.column_stack([x[:100], np.ones(100)])
     w = np.linalg.lstsq(X, y[:100], rcond=None)[0]
@@ -87,8 +97,9 @@ def test_ridge_r2_against_numpy_lstsq():
 
 
 def test_training_lowers_the_logic_loss():
-    cfg = TrainConfig(d_model=16, n_layers=1, n_heads=4, d_qk=8, d_v=8, d_mlp=16, steps=60, batch_size=32,
-                      lr=3e-3, warmup=3)  # fmt: skip
+    cfg = TrainConfig(
+        d_model=16, n_layers=1, n_heads=4, d_qk=8, d_v=8, d_mlp=16, steps=60, batch_size=32, lr=3e-3, warmup=3
+    )
     task = FuzzyLogic(num_vars=3)
     model = build_model(task, cfg, "hyla", seed=0)
     before = evaluate(model, task, "train", n=256, seed=1)["mse"]
@@ -101,8 +112,19 @@ def test_training_lowers_the_logic_loss():
 def test_hyla_memorises_64_sraven_problems():
     task = SRaven(num_features=2)
     batch = task.sample(64, "train", np.random.default_rng(0))
-    cfg = TrainConfig(d_model=64, n_layers=2, n_heads=8, d_qk=32, d_v=32, d_mlp=128, steps=600, batch_size=64,
-                      lr=3e-3, warmup=20, weight_decay=0.0)  # fmt: skip
+    cfg = TrainConfig(
+        d_model=64,
+        n_layers=2,
+        n_heads=8,
+        d_qk=32,
+        d_v=32,
+        d_mlp=128,
+        steps=600,
+        batch_size=64,
+        lr=3e-3,
+        warmup=20,
+        weight_decay=0.0,
+    )
     model = build_model(task, cfg, "hyla", seed=0)
     x, y = torch.from_numpy(batch.x), torch.from_numpy(batch.y)
     opt = AdamW(list(model.parameters()), decay_mask(model), weight_decay=0.0)

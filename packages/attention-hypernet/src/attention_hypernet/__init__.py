@@ -4,7 +4,6 @@ Reproduces "Attention as a Hypernetwork" (Schug, Kobayashi, Akram, Sacramento, P
 arXiv 2406.05816) in PyTorch; the official code is JAX (github.com/smonsays/hypernetwork-attention).
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -72,7 +71,4 @@ if TYPE_CHECKING:
     from attention_hypernet.training import TrainConfig, build_model, evaluate, lr_at, task_loss, train  # noqa: F401
     from attention_hypernet.transformer import MIXERS, RelativePositionBias, Transformer  # noqa: F401
 
-try:
-    __version__ = version("iclr25-attention-hypernet")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-attention-hypernet")

@@ -1,4 +1,4 @@
-"""Multi-head attention in its hypernetwork form, linear attention and HYLA (Schug et al., ICLR 2025, Sec. 2-3).
+"""Multi-head attention as a hypernetwork, linear attention and HYLA (Schug et al., ICLR 2025, Sec. 2-3).
 
 Tokens ``x_1..x_T`` in R^d, ``H`` heads, per-head query/key width ``d_qk/H`` and value width ``d_v/H``.
 Scores (official code, ``DotProductAttention``):
@@ -97,7 +97,7 @@ def rms_head(scores: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
 def normalise_scores(
     scores: torch.Tensor, norm: str, mask: torch.Tensor | None = None, eps: float = 1e-6
 ) -> torch.Tensor:
-    """The latent code ``a (..., H, Q, K)`` from raw scores; ``mask`` (bool, broadcastable) marks kept keys."""
+    """The latent code ``a (..., H, Q, K)`` from raw scores; ``mask`` (bool) marks the kept keys."""
     if norm == "softmax":
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
@@ -188,9 +188,16 @@ class HyperAttention(nn.Module):
         if self.n_heads == 1 and self.norm == "rms_head":
             warnings.warn("rms_head with n_heads = 1 reduces every score to its sign (+-1)", stacklevel=2)
         self.d_qk, self.d_v = d_qk, d_v
-        kw = {"bias": bias, "device": device, "dtype": dtype}
-        self.query, self.key = nn.Linear(d_model, d_qk, **kw), nn.Linear(d_model, d_qk, **kw)
-        self.value, self.out = nn.Linear(d_model, d_v, **kw), nn.Linear(d_v, d_model, **kw)
+
+        def lin(n_in: int, n_out: int) -> nn.Linear:
+            return nn.Linear(n_in, n_out, bias=bias, device=device, dtype=dtype)
+
+        self.query, self.key, self.value, self.out = (
+            lin(d_model, d_qk),
+            lin(d_model, d_qk),
+            lin(d_model, d_v),
+            lin(d_v, d_model),
+        )
         for lin in (self.query, self.key, self.value, self.out):
             lecun_normal_(lin.weight, lin.in_features, generator)
             if lin.bias is not None:
@@ -232,7 +239,7 @@ class HyperAttention(nn.Module):
         bias: torch.Tensor | None = None,
         return_scores: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """``x (B, T, d)`` -> ``y (B, T, d)`` (and the latent code ``(B, H, T, T)`` with ``return_scores``)."""
+        """``x (B, T, d)`` -> ``y (B, T, d)`` (and the latent code ``(B, H, T, T)`` if ``return_scores``)."""
         a = self.scores(x, mask, bias)
         y = self.out(mix_values(a, self._heads(self.value(x)), self.value_net).flatten(-2))
         return (y, a) if return_scores else y

@@ -1,18 +1,14 @@
-"""``attention-hypernet`` console script: ``attention-hypernet reproduce [--quick] [--seed N] [--out DIR]``."""
+"""``attention-hypernet`` console script: ``attention-hypernet reproduce [--quick] [--seed N] [--out D]``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "attention-hypernet",
-    "Attention as a hypernetwork: HYLA vs linear and softmax attention on fuzzy logic and sraven (ICLR 2025).",
+    "Attention as a hypernetwork: HYLA vs linear and softmax attention, fuzzy logic and sraven (ICLR 2025).",
     "attention_hypernet.reproduce",
     devices=("cpu", "cuda"),
 )
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

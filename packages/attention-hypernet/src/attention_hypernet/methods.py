@@ -66,14 +66,16 @@ def run_method(
     check_instance(config, "config", TrainConfig)
     seed, eval_n = check_seed(seed), check_int(eval_n, "eval_n", low=8)
     model = build_model(task, config, name, seed=seed, device=device)
-    is_logic = isinstance(task, FuzzyLogic)
-    probe_init = (
-        logic_latent_r2(model, task, n=eval_n, seed=seed, device=device) if is_logic else float("nan")
-    )
+
+    def probe() -> float:
+        if isinstance(task, FuzzyLogic):
+            return logic_latent_r2(model, task, n=eval_n, seed=seed, device=device)
+        return float("nan")
+
+    probe_init = probe()
     losses = train(model, task, config, seed=seed, device=device)
     metrics = {s: evaluate(model, task, s, n=eval_n, seed=seed, device=device) for s in splits}
-    probe = logic_latent_r2(model, task, n=eval_n, seed=seed, device=device) if is_logic else float("nan")
-    return MixerRun(losses, metrics, probe, probe_init)
+    return MixerRun(losses, metrics, probe(), probe_init)
 
 
 METHODS: dict[str, MethodInfo] = {

@@ -18,8 +18,9 @@ from attention_hypernet.transformer import Transformer
 __all__ = ["last_pair_codes", "logic_latent_r2", "ridge_r2"]
 
 
-def ridge_r2(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, *,
-             l2: float = 1.0) -> np.ndarray:  # fmt: skip
+def ridge_r2(
+    x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, *, l2: float = 1.0
+) -> np.ndarray:
     """R^2 on the test half of a ridge fit with intercept, per output column: ``(n_outputs,)``.
 
     Solves ``(X^T X + l2 I) w = X^T y`` with ``X = [x, 1]`` (the penalty covers the intercept too, as in
@@ -47,8 +48,9 @@ def last_pair_codes(model: Transformer, x: torch.Tensor) -> torch.Tensor:
     return torch.cat([a[:, :, -1, -1] for a in scores], dim=1)
 
 
-def logic_latent_r2(model: Transformer, task: FuzzyLogic, *, n: int = 2048, seed: int = 0,
-                    device: str = "cpu") -> float:  # fmt: skip
+def logic_latent_r2(
+    model: Transformer, task: FuzzyLogic, *, n: int = 2048, seed: int = 0, device: str = "cpu"
+) -> float:
     """Mean ridge R^2 of the task's latent bits from the last-pair codes (fixed query, train tasks)."""
     n, seed = check_int(n, "n", low=8), check_seed(seed)
     rng = np.random.default_rng([seed, 3])

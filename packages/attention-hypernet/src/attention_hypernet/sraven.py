@@ -24,8 +24,16 @@ from paperkit import check_bool, check_choice, check_int, check_probability
 
 __all__ = ["RULES", "SPLITS", "SRaven", "SRavenBatch", "ambiguity_count", "rule_answers", "rule_grids"]
 
-RULES = ("constant", "progression+1", "progression+2", "progression-1", "progression-2",
-         "addition", "subtraction", "distribute_three")  # fmt: skip
+RULES = (
+    "constant",
+    "progression+1",
+    "progression+2",
+    "progression-1",
+    "progression-2",
+    "addition",
+    "subtraction",
+    "distribute_three",
+)
 SPLITS = ("train", "test", "ood")
 _INC = {1: 1, 2: 2, 3: -1, 4: -2}
 
@@ -150,10 +158,16 @@ def rule_answers(seq: np.ndarray, *, num_values: int, grid: int) -> tuple[np.nda
     counts = (last[..., :, None] == vals[..., None, :]).sum(-2)  # the value the last row lacks
     dist_answer = np.take_along_axis(vals, counts.argmin(-1)[..., None], axis=-1)[..., 0]
     fits = np.stack([const, prog, add, sub, dist], axis=-1)
-    answers = np.stack([
-        last[..., 0], (seq[..., -1] + step) % V, last.sum(-1) % V,
-        (last[..., 0] - last[..., 1:].sum(-1)) % V, dist_answer,
-    ], axis=-1)  # fmt: skip
+    answers = np.stack(
+        [
+            last[..., 0],
+            (seq[..., -1] + step) % V,
+            last.sum(-1) % V,
+            (last[..., 0] - last[..., 1:].sum(-1)) % V,
+            dist_answer,
+        ],
+        axis=-1,
+    )
     return fits, answers
 
 

@@ -26,7 +26,7 @@ from attention_hypernet.logic import FuzzyLogic, LogicBatch
 from attention_hypernet.sraven import SRaven, SRavenBatch
 from attention_hypernet.transformer import Transformer
 
-__all__ = ["AdamW", "TrainConfig", "decay_mask", "build_model", "evaluate", "lr_at", "task_loss", "train"]
+__all__ = ["AdamW", "TrainConfig", "build_model", "decay_mask", "evaluate", "lr_at", "task_loss", "train"]
 
 Task = FuzzyLogic | SRaven
 
@@ -75,10 +75,19 @@ def build_model(
     else:
         in_dim, out_dim, rel = task.num_values, task.num_values, task.seq_len  # configs/raven.py: seq_len
     return Transformer(
-        in_dim, out_dim, d_model=config.d_model, n_layers=config.n_layers, n_heads=config.n_heads,
-        d_qk=config.d_qk, d_v=config.d_v, d_mlp=config.d_mlp, mixer=mixer, rel_pos_max_dist=rel,
-        seed=seed, device=device,
-    )  # fmt: skip
+        in_dim,
+        out_dim,
+        d_model=config.d_model,
+        n_layers=config.n_layers,
+        n_heads=config.n_heads,
+        d_qk=config.d_qk,
+        d_v=config.d_v,
+        d_mlp=config.d_mlp,
+        mixer=mixer,
+        rel_pos_max_dist=rel,
+        seed=seed,
+        device=device,
+    )
 
 
 def _to(batch: LogicBatch | SRavenBatch, device: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -95,8 +104,10 @@ def task_loss(task: Task, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor
 
 def decay_mask(model: Transformer) -> list[bool]:
     """Which parameters (in ``model.parameters()`` order) get weight decay: those that are not 1-D in Flax."""
-    return [p.ndim != 1 or name.endswith(("query.bias", "key.bias", "value.bias"))
-            for name, p in model.named_parameters()]  # fmt: skip
+    return [
+        p.ndim != 1 or name.endswith(("query.bias", "key.bias", "value.bias"))
+        for name, p in model.named_parameters()
+    ]
 
 
 class AdamW:
@@ -109,8 +120,15 @@ class AdamW:
     CPU on the shared machine, more than a smoke run); tests compare it with ``torch.optim.AdamW``.
     """
 
-    def __init__(self, params: list[torch.Tensor], decay: list[bool], *, weight_decay: float,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:  # fmt: skip
+    def __init__(
+        self,
+        params: list[torch.Tensor],
+        decay: list[bool],
+        *,
+        weight_decay: float,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
         self.params, self.betas, self.eps, self.t = params, betas, eps, 0
         self.wd = [weight_decay if d else 0.0 for d in decay]
         self.m = [torch.zeros_like(p) for p in params]
@@ -181,11 +199,11 @@ def evaluate(
         batch = task.sample(min(chunk, n - start), split, rng)
         x, y = _to(batch, device)
         out = model(x)
-        if isinstance(task, FuzzyLogic):
+        if isinstance(batch, LogicBatch):
             err = (out[:, -1, 0] - y).pow(2).cpu().numpy().astype(float)
             parts = {"r2": 1 - err / batch.base_mse, "mse": err}
         else:
-            right = (out[:, -task.num_features :].argmax(-1) == y).cpu().numpy()
+            right = (out[:, -y.shape[-1] :].argmax(-1) == y).cpu().numpy()
             parts = {"acc": right.all(-1).astype(float), "acc_per_feature": right.mean(-1)}
         for k, v in parts.items():
             sums[k] = sums.get(k, 0.0) + float(v.sum())

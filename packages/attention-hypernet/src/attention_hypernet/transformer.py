@@ -32,7 +32,7 @@ MIXERS: dict[str, tuple[str, str]] = {
 
 
 class RelativePositionBias(nn.Module):
-    """T5 relative-position bias ``(1, H, T, T)``; table init N(0, 1/num_buckets) truncated (Flax embed init)."""
+    """T5 relative-position bias ``(1, H, T, T)``; table ~ truncated N(0, 1/num_buckets) (Flax embed init)."""
 
     def __init__(
         self,
@@ -53,28 +53,44 @@ class RelativePositionBias(nn.Module):
     def forward(self, T: int) -> torch.Tensor:
         pos = torch.arange(T, device=self.table.device)
         bucket = relative_position_bucket(
-            pos[None, :] - pos[:, None], bidirectional=self.bidirectional,
-            num_buckets=self.num_buckets, max_distance=self.max_distance,
-        )  # fmt: skip
+            pos[None, :] - pos[:, None],
+            bidirectional=self.bidirectional,
+            num_buckets=self.num_buckets,
+            max_distance=self.max_distance,
+        )
         return self.table[:, bucket].unsqueeze(0)
 
 
 class _Block(nn.Module):
-    def __init__(self, d_model: int, n_heads: int, d_qk: int, d_v: int, d_mlp: int, mixer: str,
-                 rel_pos: int | None, bidirectional: bool, gen: torch.Generator | None, device, dtype) -> None:  # fmt: skip
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        d_qk: int,
+        d_v: int,
+        d_mlp: int,
+        mixer: str,
+        rel_pos: int | None,
+        bidirectional: bool,
+        gen: torch.Generator | None,
+        dtype: torch.dtype,
+    ) -> None:
         super().__init__()
         norm, value_net = MIXERS[mixer]
-        kw = {"device": device, "dtype": dtype}
-        self.norm1, self.norm2 = nn.LayerNorm(d_model, eps=1e-6, **kw), nn.LayerNorm(d_model, eps=1e-6, **kw)
+        # built on the CPU from the model's generator; Transformer moves the whole model afterwards
+        self.norm1 = nn.LayerNorm(d_model, eps=1e-6, dtype=dtype)
+        self.norm2 = nn.LayerNorm(d_model, eps=1e-6, dtype=dtype)
         self.attn = HyperAttention(
-            d_model, n_heads, d_qk, d_v, norm=norm, value_net=value_net, generator=gen, **kw
+            d_model, n_heads, d_qk, d_v, norm=norm, value_net=value_net, generator=gen, dtype=dtype
         )
         self.rel = (
-            RelativePositionBias(n_heads, rel_pos, rel_pos, bidirectional=bidirectional, generator=gen, **kw)
+            RelativePositionBias(
+                n_heads, rel_pos, rel_pos, bidirectional=bidirectional, generator=gen, dtype=dtype
+            )
             if rel_pos
             else None
         )
-        self.fc1, self.fc2 = nn.Linear(d_model, d_mlp, **kw), nn.Linear(d_mlp, d_model, **kw)
+        self.fc1, self.fc2 = nn.Linear(d_model, d_mlp, dtype=dtype), nn.Linear(d_mlp, d_model, dtype=dtype)
         for lin in (self.fc1, self.fc2):
             lecun_normal_(lin.weight, lin.in_features, gen)
             nn.init.zeros_(lin.bias)
@@ -121,8 +137,13 @@ class Transformer(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
-        for name, v in (("in_dim", in_dim), ("out_dim", out_dim), ("d_model", d_model),
-                        ("n_layers", n_layers), ("d_mlp", d_mlp)):  # fmt: skip
+        for name, v in (
+            ("in_dim", in_dim),
+            ("out_dim", out_dim),
+            ("d_model", d_model),
+            ("n_layers", n_layers),
+            ("d_mlp", d_mlp),
+        ):
             check_int(v, name, low=1)
         self.mixer = check_choice(mixer, "mixer", MIXERS)
         self.causal = check_bool(causal, "causal")
@@ -139,9 +160,7 @@ class Transformer(nn.Module):
             lecun_normal_(lin.weight, lin.in_features, gen)
             nn.init.zeros_(lin.bias)
         self.blocks = nn.ModuleList(
-            _Block(
-                d_model, n_heads, d_qk, d_v, d_mlp, mixer, rel_pos_max_dist, bidirectional, gen, "cpu", dtype
-            )
+            _Block(d_model, n_heads, d_qk, d_v, d_mlp, mixer, rel_pos_max_dist, bidirectional, gen, dtype)
             for _ in range(n_layers)
         )
         self.final_norm = nn.LayerNorm(d_model, eps=1e-6, dtype=dtype)
@@ -150,7 +169,7 @@ class Transformer(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None, return_scores: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-        """Logits ``(B, T, out_dim)``; with ``return_scores`` also each layer's latent code ``(B, H, T, T)``."""
+        """Logits ``(B, T, out_dim)``; with ``return_scores`` also every layer's code ``(B, H, T, T)``."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.embed.in_features:
             got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
             raise ValueError(f"x must be a tensor of shape (batch, T, {self.embed.in_features}), got {got}")

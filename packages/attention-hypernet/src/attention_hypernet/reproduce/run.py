@@ -1,4 +1,4 @@
-"""``run(config, *, seed, device) -> Report``: the exactness gate, paired fuzzy-logic runs, the sraven report."""
+"""``run(config, *, seed, device) -> Report``: exactness gate, paired fuzzy-logic runs, sraven report."""
 
 from __future__ import annotations
 
@@ -31,15 +31,17 @@ def exactness_errors(dtype: torch.dtype, *, seed: int, device: str) -> dict[str,
     for norm in ("softmax", "none", "rms_head"):
         for vn in ("linear", "linear_mlp", "relu_mlp"):
             for use_bias in (False, True):
-                att = HyperAttention(16, 8, 16, 16, norm=norm, value_net=vn, bias=use_bias, generator=gen,
-                                     dtype=dtype).to(device)  # fmt: skip
+                att = HyperAttention(
+                    16, 8, 16, 16, norm=norm, value_net=vn, bias=use_bias, generator=gen, dtype=dtype
+                ).to(device)
                 with torch.no_grad():
                     if use_bias:
                         for lin in (att.query, att.key, att.value, att.out):
                             lin.bias.copy_(torch.randn(lin.bias.shape, generator=gen, dtype=dtype))
                     for m in (None, mask):
                         y = att(x, m, bias)
-                        key = f"{norm}/{vn}/{'bias' if use_bias else 'nobias'}/{'mask' if m is not None else 'full'}"
+                        tag = ("bias" if use_bias else "nobias", "mask" if m is not None else "full")
+                        key = f"{norm}/{vn}/{tag[0]}/{tag[1]}"
                         diff = (y - apply_generated(att.value_network(x, m, bias), x)).abs().max()
                         if vn != "relu_mlp" and not use_bias:
                             W = att.hypernetwork_weights(x, m, bias)
@@ -66,25 +68,37 @@ def run_sraven(config: Config, seeds: tuple[int, ...], device: str) -> dict[str,
     out: dict[str, list[MixerRun]] = {m: [] for m in config.sraven_mixers}
     jobs = [(s, m) for s in seeds[: config.sraven_seeds] for m in config.sraven_mixers]
     for s, m in track(jobs, desc="sraven"):
-        out[m].append(run_method(m, config.sraven, config.sraven_train, seed=s, device=device, eval_n=config.eval_n))
+        out[m].append(
+            run_method(m, config.sraven, config.sraven_train, seed=s, device=device, eval_n=config.eval_n)
+        )
     return out
 
 
 def _record(runs: dict[str, list[MixerRun]]) -> dict[str, Any]:
     return {
-        m: [{"metrics": r.metrics, "probe_r2": r.probe_r2, "probe_r2_init": r.probe_r2_init,
-             "loss_curve": r.losses.reshape(-1, max(1, len(r.losses) // 50)).mean(1).tolist()
-             if len(r.losses) >= 50 else r.losses.tolist()} for r in rs]
+        m: [
+            {
+                "metrics": r.metrics,
+                "probe_r2": r.probe_r2,
+                "probe_r2_init": r.probe_r2_init,
+                "loss_curve": r.losses.reshape(-1, max(1, len(r.losses) // 50)).mean(1).tolist()
+                if len(r.losses) >= 50
+                else r.losses.tolist(),
+            }
+            for r in rs
+        ]
         for m, rs in runs.items()
-    }  # fmt: skip
+    }
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     seeds = tuple(range(seed, seed + config.n_seeds))
     with torch_threads(1):  # tiny models: one thread is fastest, and a second one spins on a shared machine
-        exact = {"f64": exactness_errors(torch.float64, seed=seed, device=device),
-                 "f32": exactness_errors(torch.float32, seed=seed, device=device)}  # fmt: skip
+        exact = {
+            "f64": exactness_errors(torch.float64, seed=seed, device=device),
+            "f32": exactness_errors(torch.float32, seed=seed, device=device),
+        }
         logic = run_logic(config, seeds, device)
         sraven = run_sraven(config, seeds, device)
     cl = claims(exact, logic, sraven, config, seeds)
@@ -93,10 +107,12 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     notes = [
         f"Fuzzy logic: {task.num_vars} variables, {task.num_terms} terms, {task.seq_len} points per problem, "
         f"{len(task.terms('ood'))} OOD tasks; Transformer d_model {lt.d_model}, {lt.n_layers} layers, "
-        f"{lt.n_heads} heads, d_qk {lt.d_qk}, d_v {lt.d_v}, MLP {lt.d_mlp}; AdamW lr {lt.lr}, wd {lt.weight_decay}, "
-        f"batch {lt.batch_size}, {lt.steps} steps ({lt.warmup} warmup, cosine to 0.1 lr); seeds {list(seeds)} "
+        f"{lt.n_heads} heads, d_qk {lt.d_qk}, d_v {lt.d_v}, MLP {lt.d_mlp}; AdamW lr {lt.lr}, "
+        f"wd {lt.weight_decay}, "
+        f"batch {lt.batch_size}, {lt.steps} steps ({lt.warmup} warmup, cosine to 0.1 lr); "
+        f"seeds {list(seeds)} "
         "(the seed fixes the split, init, training problems and test problems of every mixer: paired).",
-        "One tuning cell (lr 3e-3, the official sweep's upper value) for every mixer: see README, Deviations.",
+        "One tuning cell (lr 3e-3, the official sweep's upper value) for every mixer (README, Deviations).",
     ]
     if config.sraven is not None:
         sv, st = config.sraven, config.sraven_train
