@@ -216,3 +216,14 @@ def test_bad_inputs_name_the_argument():
         att(torch.zeros(2, 4, 7))
     with pytest.raises(ValueError, match="mixer"):
         Transformer(3, 1, mixer="mamba")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_and_a_batch_of_one_match_float64(dtype):
+    att64 = make("rms_head", "relu_mlp")
+    att = make("rms_head", "relu_mlp", dtype=dtype)
+    x, mask, _ = inputs(B=1)
+    y = att(x.to(dtype), mask).double()
+    ref = att64(x, mask)
+    assert y.shape == (1, 5, 12) and torch.isfinite(y).all()
+    assert (y - ref).abs().max().item() <= 0.05 * ref.abs().max().item()
