@@ -1,4 +1,4 @@
-"""Multi-head attention as a hypernetwork, linear attention and HYLA (Schug et al., ICLR 2025, Sec. 2-3).
+"""Multi-head attention as a hypernetwork, linear attention and HYLA (Schug et al., ICLR 2025).
 
 Tokens ``x_1..x_T`` in R^d, ``H`` heads, per-head query/key width ``d_qk/H`` and value width ``d_v/H``.
 Scores (official code, ``DotProductAttention``):
