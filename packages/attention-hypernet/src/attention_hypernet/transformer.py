@@ -152,18 +152,20 @@ class Transformer(nn.Module):
         # Drawn on the CPU from one generator, then moved: one seed gives the same model on every device,
         # and every mixer gets the same draws in the same order (the mixers' parameters have equal shapes).
         gen = torch.Generator(device="cpu").manual_seed(int(seed))
-        self.embed, self.readout = (
-            nn.Linear(in_dim, d_model, dtype=dtype),
-            nn.Linear(d_model, out_dim, dtype=dtype),
-        )
-        for lin in (self.embed, self.readout):
-            lecun_normal_(lin.weight, lin.in_features, gen)
-            nn.init.zeros_(lin.bias)
-        self.blocks = nn.ModuleList(
-            _Block(d_model, n_heads, d_qk, d_v, d_mlp, mixer, rel_pos_max_dist, bidirectional, gen, dtype)
-            for _ in range(n_layers)
-        )
-        self.final_norm = nn.LayerNorm(d_model, eps=1e-6, dtype=dtype)
+        # nn.Linear's own init draws from the global RNG before we overwrite it: leave that state alone
+        with torch.random.fork_rng(devices=[]):
+            self.embed, self.readout = (
+                nn.Linear(in_dim, d_model, dtype=dtype),
+                nn.Linear(d_model, out_dim, dtype=dtype),
+            )
+            for lin in (self.embed, self.readout):
+                lecun_normal_(lin.weight, lin.in_features, gen)
+                nn.init.zeros_(lin.bias)
+            self.blocks = nn.ModuleList(
+                _Block(d_model, n_heads, d_qk, d_v, d_mlp, mixer, rel_pos_max_dist, bidirectional, gen, dtype)
+                for _ in range(n_layers)
+            )
+            self.final_norm = nn.LayerNorm(d_model, eps=1e-6, dtype=dtype)
         self.to(device)
 
     def forward(
