@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from numpy.typing import NDArray
+from paperkit.validation import check_choice, check_positive
 from torch import Tensor, nn
 
 from aihf.data import PreferencePair, Trajectory, collect_trajectories
@@ -219,10 +220,8 @@ def train_continuous(
     """Train one method; returns the final actor and a log {"steps": [...], "returns": [...], "reward": r_θ}
     (true returns of the mean action at every ``eval_every`` env steps, empty when 0; the learned reward
     MLP, None for BC and Oracle)."""
-    if method not in CONTINUOUS_METHODS + REFERENCE_METHODS:
-        raise ValueError(f"method must be one of {CONTINUOUS_METHODS + REFERENCE_METHODS}, got {method!r}")
-    if config.lam < 0:
-        raise ValueError(f"lam (λ) must be >= 0, got {config.lam}")
+    check_choice(method, "method", CONTINUOUS_METHODS + REFERENCE_METHODS)
+    check_positive(config.lam, "lam (λ)", strict=False)
     if len(demos) == 0:
         raise ValueError("demos is empty; every continuous method starts from behaviour cloning on D")
     if method in ("RLHF", "AIHF") and len(pairs) == 0:

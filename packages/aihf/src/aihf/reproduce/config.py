@@ -7,6 +7,10 @@ Every margin has one line: where it comes from and the calibration run it was ch
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from paperkit.scales import Scales, ScaleTable
+from paperkit.validation import check_int, check_positive
 
 from aihf.continuous import ContinuousConfig
 
@@ -42,7 +46,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Scale and settings (defaults: the full run).
 
     Attributes:
@@ -81,41 +85,41 @@ class Config:
     margins: Margins = field(default_factory=Margins)
 
     def __post_init__(self) -> None:
-        if self.n_seeds < 1 or self.n_demos < 1 or self.steps < 1:
-            raise ValueError("n_seeds, n_demos and steps must be >= 1")
-        if self.lam < 0 or any(x < 0 for x in self.lam_sweep):
-            raise ValueError(f"lam must be >= 0, got {self.lam} / {self.lam_sweep}")
+        for name in ("n_seeds", "n_demos", "steps"):
+            check_int(getattr(self, name), name, low=1)
+        check_positive(self.lam, "lam", strict=False)
+        for x in self.lam_sweep:
+            check_positive(x, "lam_sweep entries", strict=False)
         unknown = set(self.regimes) - set(REGIMES)
         if unknown:
             raise ValueError(f"unknown regimes {sorted(unknown)}; expected names from {list(REGIMES)}")
         if not {"A/scarce", "A/rich"} <= set(self.regimes):
             raise ValueError("regimes must include 'A/scarce' and 'A/rich' (the claims are about them)")
-        if self.reacher_seeds < 0 or self.reward_targets < 1:
-            raise ValueError("reacher_seeds must be >= 0 and reward_targets >= 1")
+        check_int(self.reacher_seeds, "reacher_seeds", low=0)
+        check_int(self.reward_targets, "reward_targets", low=1)
         if len(self.reacher_pairs) != 2 or not 0 < self.reacher_pairs[0] < self.reacher_pairs[1]:
             raise ValueError(
                 f"reacher_pairs must be (scarce, rich) with 0 < scarce < rich, got {self.reacher_pairs}"
             )
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About 30 s on 2 cores: the 4 tabular regimes x 5 seeds; no sweep, no variant, no Reacher."""
-        return cls(lam_sweep=(), one_hot=False, robust_seeds=0, reacher_seeds=0)
-
-    @classmethod
-    def full(cls) -> Config:
-        """The tabular regimes, the λ sweep, the one-hot variant, the 20-seed rerun and Reacher-v5."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: regime A only, 1 seed, 20 reward steps; its claims are not meaningful."""
-        return cls(
-            n_seeds=1,
-            steps=20,
-            regimes=("A/scarce", "A/rich"),
-            lam_sweep=(),
-            one_hot=False,
-            robust_seeds=0,
-            reacher_seeds=0,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About 30 s on 2 cores: the 4 tabular regimes x 5 seeds; no sweep, no variant, no Reacher.
+        "quick": {
+            "lam_sweep": (),
+            "one_hot": False,
+            "robust_seeds": 0,
+            "reacher_seeds": 0,
+        },
+        # full (the defaults): The tabular regimes, the λ sweep, the one-hot variant, the 20-seed rerun and
+        # Reacher-v5.
+        # smoke: Seconds: regime A only, 1 seed, 20 reward steps; its claims are not meaningful.
+        "smoke": {
+            "n_seeds": 1,
+            "steps": 20,
+            "regimes": ("A/scarce", "A/rich"),
+            "lam_sweep": (),
+            "one_hot": False,
+            "robust_seeds": 0,
+            "reacher_seeds": 0,
+        },
+    }
