@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from paperkit import Scales, ScaleTable
 from paperkit.validation import check_bool, check_choice, check_int
 
 from bandit_neural.algorithms import ALGORITHMS, GLM_ALGORITHMS
@@ -114,7 +116,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """The reproduction's scale and settings (defaults: the full run; method defaults: the spec's).
 
     Attributes:
@@ -158,21 +160,27 @@ class Config:
                 f"cases must include the Cosine cases every run's claims need; missing {missing}"
             )
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About a minute on 2 cores: T = 500, one seed; Cosine (NDB-UCB/TS vs LinDB-UCB/TS), the Linear
-        utility and binary feedback, so every claim but Square's is checked. Square (the second instance of
-        claim 1) is in the full run only, as in the spec's plan: at T = 500 with seed 0 alone it gives
-        1.093 (a failure; see the README)."""
-        return cls(T=500, n_seeds=1, cases=(*COSINE_CASES, *LINEAR_CASES, *BINARY_CASES), workers=2)
-
-    @classmethod
-    def full(cls) -> Config:
-        """3.5-8.5 min on 2 cores: T = 1000, 3 seeds, all utilities and algorithms, ν ablation,
-        diagonal V, greedy and random floors, binary feedback with UCB and TS."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Under a second: T = 20, m = 8, 5 Adam steps; its claims are not meaningful."""
-        return cls(T=20, n_seeds=1, width=8, train_steps=5, dense_rounds=5, cases=CLAIM_CASES, workers=1)
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: about a minute on 2 cores: T = 500, one seed; Cosine (NDB-UCB/TS vs LinDB-UCB/TS), the Linear
+        # utility and binary feedback, so every claim but Square's is checked. Square (the second instance of
+        # claim 1) is in the full run only, as in the spec's plan: at T = 500 with seed 0 alone it gives
+        # 1.093 (a failure; see the README).
+        "quick": {
+            "T": 500,
+            "n_seeds": 1,
+            "cases": (*COSINE_CASES, *LINEAR_CASES, *BINARY_CASES),
+            "workers": 2,
+        },
+        # full (the defaults): 3.5-8.5 min on 2 cores: T = 1000, 3 seeds, all utilities and algorithms,
+        # ν ablation, diagonal V, greedy and random floors, binary feedback with UCB and TS.
+        # smoke: under a second: T = 20, m = 8, 5 Adam steps; its claims are not meaningful.
+        "smoke": {
+            "T": 20,
+            "n_seeds": 1,
+            "width": 8,
+            "train_steps": 5,
+            "dense_rounds": 5,
+            "cases": CLAIM_CASES,
+            "workers": 1,
+        },
+    }
