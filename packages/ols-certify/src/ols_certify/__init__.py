@@ -8,7 +8,6 @@ experiment (``ols_certify.reproduce``) is not part of the package's API.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -80,7 +79,4 @@ __getattr__, __dir__, __all__ = paperkit.public_api(
     __name__, PUBLIC, eager=("PUBLIC", "__version__", "audit", "whiten")
 )
 
-try:
-    __version__ = version("iclr25-ols-certify")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-ols-certify")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
+from paperkit import Scales, ScaleTable
 from paperkit.validation import check_bool, check_int, check_number, check_positive
 
 CaseKind = Literal["gaussian", "planted", "diabetes", "fixed_effects"]
@@ -59,7 +60,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """The reproduction's scale (defaults: the full run).
 
     Attributes:
@@ -127,28 +128,27 @@ class Config:
             out.append(Case("fixed_effects", seed=seed))
         return tuple(out)
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About 40 s on 2 quiet cores: 40 tiny instances, Gaussian d = 10 (3 seeds) and planted d = 10
-        (1 seed) at n = 4000, diabetes."""
-        return cls(n_tiny=40, gauss_dims=(10,), planted_dims=(10,), planted_seeds=1, fixed_effects=False)
-
-    @classmethod
-    def full(cls) -> Config:
-        """About 2–5 min: 200 tiny instances, Gaussian and planted d ∈ {10, 50} × 3 seeds, diabetes and the
-        fixed-effects design."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: 6 tiny instances, n = 400 Gaussian; its claims are not meaningful."""
-        return cls(
-            n_tiny=6,
-            gauss_n=400,
-            gauss_dims=(10,),
-            planted_dims=(10,),
-            planted_seeds=1,
-            n_seeds=1,
-            diabetes_coefs=("bmi",),
-            fixed_effects=False,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: about 40 s on 2 quiet cores: 40 tiny instances, Gaussian d = 10 (3 seeds) and planted d = 10
+        # (1 seed) at n = 4000, diabetes.
+        "quick": {
+            "n_tiny": 40,
+            "gauss_dims": (10,),
+            "planted_dims": (10,),
+            "planted_seeds": 1,
+            "fixed_effects": False,
+        },
+        # full (the defaults): about 2–5 min: 200 tiny instances, Gaussian and planted d ∈ {10, 50} ×
+        # 3 seeds, diabetes and the fixed-effects design.
+        # smoke: seconds: 6 tiny instances, n = 400 Gaussian; its claims are not meaningful.
+        "smoke": {
+            "n_tiny": 6,
+            "gauss_n": 400,
+            "gauss_dims": (10,),
+            "planted_dims": (10,),
+            "planted_seeds": 1,
+            "n_seeds": 1,
+            "diabetes_coefs": ("bmi",),
+            "fixed_effects": False,
+        },
+    }
