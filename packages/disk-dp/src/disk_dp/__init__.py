@@ -11,7 +11,6 @@ the console script answers ``--help`` and ``--version`` without importing torch;
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -77,7 +76,4 @@ PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
 
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
 
-try:
-    __version__ = version("iclr25-disk-dp")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-disk-dp")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from paperkit import Scales, ScaleTable
 from paperkit.validation import check_bool, check_int, check_positive
 
 from disk_dp.data import DATASETS
@@ -59,7 +61,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Scale and settings (defaults: the full run). Method defaults from the spec / official code.
 
     Attributes:
@@ -151,39 +153,33 @@ class Config:
             for eps in (self.eps_values if method != NON_PRIVATE else (math.inf,))
         )
 
-    @classmethod
-    def quick(cls) -> Config:
-        """~1 min quiet: digits, epsilon = 1, DP-SGD vs DiSK-SGD at lr 0.5, 3 seeds; quadratic 300 steps."""
-        return cls(
-            datasets=("digits",),
-            eps_values=(1.0,),
-            methods=("DP-SGD", "DiSK-SGD"),
-            tune_lr=False,
-            n_seeds=3,
-            quad_steps=300,
-            quad_seeds=3,
-        )
-
-    @classmethod
-    def full(cls) -> Config:
-        """~5 min quiet: both data sets, epsilon in {0.25, 1, 4}, all methods, lr tuned, 5 seeds; quadratic
-        1000 steps x 3 seeds."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: 1 epoch, 1 seed, quadratic 20 steps, no timing; its claims are not meaningful."""
-        return cls(
-            datasets=("digits",),
-            eps_values=(1.0,),
-            methods=("DP-SGD", "DiSK-SGD"),
-            tune_lr=False,
-            epochs=1,
-            n_seeds=1,
-            quad_steps=20,
-            quad_seeds=1,
-            quad_n=200,
-            pred_lrs=(0.5,),
-            timing_steps=0,
-            accountant_grid=((64 / 1437, 2.9, 22),),
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: ~1 min quiet: digits, epsilon = 1, DP-SGD vs DiSK-SGD at lr 0.5, 3 seeds; quadratic
+        # 300 steps.
+        "quick": {
+            "datasets": ("digits",),
+            "eps_values": (1.0,),
+            "methods": ("DP-SGD", "DiSK-SGD"),
+            "tune_lr": False,
+            "n_seeds": 3,
+            "quad_steps": 300,
+            "quad_seeds": 3,
+        },
+        # full (the defaults): ~5 min quiet: both data sets, epsilon in {0.25, 1, 4}, all methods, lr
+        # tuned, 5 seeds; quadratic 1000 steps x 3 seeds.
+        # smoke: seconds: 1 epoch, 1 seed, quadratic 20 steps, no timing; its claims are not meaningful.
+        "smoke": {
+            "datasets": ("digits",),
+            "eps_values": (1.0,),
+            "methods": ("DP-SGD", "DiSK-SGD"),
+            "tune_lr": False,
+            "epochs": 1,
+            "n_seeds": 1,
+            "quad_steps": 20,
+            "quad_seeds": 1,
+            "quad_n": 200,
+            "pred_lrs": (0.5,),
+            "timing_steps": 0,
+            "accountant_grid": ((64 / 1437, 2.9, 22),),
+        },
+    }
