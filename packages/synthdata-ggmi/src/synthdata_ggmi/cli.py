@@ -1,4 +1,4 @@
-"""``synthdata-ggmi`` console script: ``synthdata-ggmi reproduce [--quick|--smoke] [--seed N] [--out DIR]``."""
+"""``synthdata-ggmi`` console script: ``synthdata-ggmi reproduce [--quick] [--seed N] [--out DIR]``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from paperkit import Experiment, reproduce_main
 
 EXPERIMENT = Experiment.lazy(
     "synthdata-ggmi",
-    "Synthetic data in LLM post-training, reverse-bottleneck view: the GMM KL-gap simulation (Gan, Liu; ICLR 2025).",
+    "Synthetic data in LLM post-training, a reverse-bottleneck view: the GMM KL-gap simulation "
+    "(Gan, Liu; ICLR 2025).",
     "synthdata_ggmi.reproduce",
     devices=("cpu", "cuda"),
 )

@@ -83,7 +83,7 @@ def mutual_information(joint: np.ndarray) -> float:
 
 
 def conditional_mi(joint: np.ndarray, x: int, y: int, z: int) -> float:
-    """I(X; Y | Z) of a 3-d joint pmf whose axes ``x``, ``y``, ``z`` (a permutation of 0, 1, 2) are X, Y, Z."""
+    """I(X; Y | Z) of a 3-d pmf whose axes ``x``, ``y``, ``z`` (a permutation of 0, 1, 2) are X, Y, Z."""
     P = _pmf(joint, "joint")
     if P.ndim != 3 or sorted((x, y, z)) != [0, 1, 2]:
         raise ValueError("joint must be a 3-d table and (x, y, z) a permutation of its axes (0, 1, 2)")

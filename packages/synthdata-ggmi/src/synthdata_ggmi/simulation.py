@@ -179,9 +179,9 @@ def kl_gaps(
 ) -> dict[str, tuple[float, float]]:
     """``{method: (KL(W' || D), KL(W || D))}`` for the EM fits W' (anchor) and W (synthetic) of ``world``.
 
-    MC: ``mc_draws`` (default ``n_eval * rounds``) draws of each model. Histograms: ``rounds`` rounds, each drawing ``n_eval``
-    points of D, W' and W and sharing D's draw between the two KLs (as ``one_round_KL_test``), all
-    rounds binned at once.
+    MC: ``mc_draws`` (default ``n_eval * rounds``) draws of each model. Histograms: ``rounds`` rounds,
+    each drawing ``n_eval`` points of D, W' and W and sharing D's draw between the two KLs (as
+    ``one_round_KL_test``), all rounds binned at once.
     """
     for m in methods:
         check_choice(m, "methods", ESTIMATORS)
@@ -218,7 +218,7 @@ def fit_models(world: World, protocol: Protocol, *, seed: int, repeat: int) -> t
 
 @dataclass(frozen=True)
 class Sweep:
-    """KLs over a sweep of one parameter: ``kl_anchor[m]`` and ``kl_synthetic[m]`` are ``(values, repeats)``."""
+    """KLs over a sweep of one parameter: ``kl_anchor[m]``, ``kl_synthetic[m]`` are ``(values, repeats)``."""
 
     param: str
     values: tuple[int, ...]
@@ -253,9 +253,9 @@ def sweep(
     ka = {m: np.empty((len(values), repeats)) for m in methods}
     ks = {m: np.empty((len(values), repeats)) for m in methods}
     for i, v in enumerate(values):
-        proto = replace(base, **{param: int(v)})
+        proto = replace(base, **{param: int(v)})  # type: ignore[arg-type]
         for r in range(repeats):  # each world is an EM fit or two: the cost is inside sklearn
-            w = draw_world(proto, seed=seed, repeat=r, pool=pool)  # type: ignore[arg-type]
+            w = draw_world(proto, seed=seed, repeat=r, pool=(pool[0], pool[1], pool[2]))
             res = kl_gaps(
                 w,
                 proto,

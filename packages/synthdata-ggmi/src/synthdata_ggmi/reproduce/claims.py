@@ -67,7 +67,10 @@ def _sweep_claims(
                     )
                 )
             name = f"gap-{param}-end-vs-start-{est}"
-            stmt = f"KL gap at {param} = {s.values[-1]} {'above' if sign > 0 else 'below'} the gap at {param} = {s.values[0]} ({LABEL[est]})"
+            side = "above" if sign > 0 else "below"
+            stmt = (
+                f"KL gap at {param} = {s.values[-1]} {side} the gap at {param} = {s.values[0]} ({LABEL[est]})"
+            )
             qd = f"paired (same world r) gap({param}={s.values[-1]}) - gap({param}={s.values[0]})"
             if sign > 0:
                 out.append(ci_claim(name, stmt, qd, diff, above=0.0, paper=f"{src} (spec quick check)"))
@@ -91,7 +94,7 @@ def _lm_claims(lm: dict[str, Any], config: Config, rng: np.random.Generator) -> 
             config.margins.lm_gate_em,
             paper="ours (gate)",
             details={"anchor_student_anchor_em_min": float(np.min(v["anchor"]["student_anchor_em"]))},
-        )  # fmt: skip
+        )
     ]
     src = (
         "ours (LM analogue; the paper's Sec. 4 reading: more information gain from M, better generalisation)"
@@ -101,17 +104,30 @@ def _lm_claims(lm: dict[str, Any], config: Config, rng: np.random.Generator) -> 
             d = paired_difference(
                 v[f"J={a}"][metric], v[f"J={b}"][metric], rng=rng, names=(f"J={a}", f"J={b}")
             )
-            out.append(ci_claim(
-                f"lm-{metric}-J{a}-over-J{b}", f"A student on synthetic data from a teacher knowing more facts (J = {a} vs {b}) scores higher on held-out true facts",
-                f"paired test {metric} difference over {len(d.per_seed)} seeds", d, above=config.margins.lm_min_gain, paper=src,
-            ))  # fmt: skip
+            out.append(
+                ci_claim(
+                    f"lm-{metric}-J{a}-over-J{b}",
+                    f"A student on synthetic data from a teacher knowing more facts (J = {a} vs {b}) scores "
+                    "higher on held-out true facts",
+                    f"paired test {metric} difference over {len(d.per_seed)} seeds",
+                    d,
+                    above=config.margins.lm_min_gain,
+                    paper=src,
+                )
+            )
     for metric in ("em", "logprob"):
         d = paired_difference(v[f"J={J_max}"][metric], v[mixed][metric], rng=rng, names=(f"J={J_max}", mixed))
-        out.append(ci_claim(
-            f"lm-{metric}-false-facts-hurt", f"Replacing {config.lm_false} true facts of the teacher by false ones lowers the student's score",
-            f"paired test {metric}: J={J_max} minus {mixed}", d, above=config.margins.lm_min_gain,
-            paper="ours (LM analogue of L: spurious content)",
-        ))  # fmt: skip
+        out.append(
+            ci_claim(
+                f"lm-{metric}-false-facts-hurt",
+                f"Replacing {config.lm_false} true facts of the teacher by false ones lowers the student's "
+                "score",
+                f"paired test {metric}: J={J_max} minus {mixed}",
+                d,
+                above=config.margins.lm_min_gain,
+                paper="ours (LM analogue of L: spurious content)",
+            )
+        )
     return out
 
 
@@ -138,41 +154,67 @@ def claims(
                 "median_anchor_fit": float(np.median(gt["anchor_fit"])),
                 "median_synthetic_fit": float(np.median(gt["synthetic_fit"])),
             },
-        )  # fmt: skip
+        )
     ]
     sc, sweep_metrics = _sweep_claims(sw, config, rng)
     out += sc
     gain = paired_difference(
         bl["synthetic"], bl["synthetic-no-gain"], rng=rng, names=("synthetic", "synthetic-no-gain")
     )
-    out.append(ci_claim(
-        "gain-beats-no-gain", f"Synthetic data from an M that adds the J = {config.baseline_J} missing components trains a model closer to D than from an M that adds none",
-        f"paired KL(W || D) with gain minus without, over {len(gain.per_seed)} worlds (L = {config.baseline_L})", gain, below=0.0,
-        paper="Sec. 4 (reverse bottleneck: information gain from M); ours as a direct check",
-    ))  # fmt: skip
+    out.append(
+        ci_claim(
+            "gain-beats-no-gain",
+            f"Synthetic data from an M that adds the J = {config.baseline_J} missing components trains a "
+            "model closer to D than from an M that adds none",
+            f"paired KL(W || D) with gain minus without, over {len(gain.per_seed)} worlds "
+            f"(L = {config.baseline_L})",
+            gain,
+            below=0.0,
+            paper="Sec. 4 (reverse bottleneck: information gain from M); ours as a direct check",
+        )
+    )
     out += [
-        Claim.at_least("tv-triangle", "TV(D, D_gen) <= TV(D, D_M) + TV(D_M, D_gen) (task + generation divergence)",
-                       f"min over {len(dc['tv_slack'])} random pmf triples of the slack", float(dc["tv_slack"].min()),
-                       -mg.exact_tol, paper="Sec. 3 (divergence decomposition)"),
-        Claim.at_most("data-processing", "Along S_anchor -> p -> S_gen, I(S_anchor; S_gen) <= I(S_anchor; p)",
-                      f"max over {len(dc['dpi_excess'])} random chains of I(A;G) - I(A;P), nats", float(dc["dpi_excess"].max()),
-                      mg.exact_tol, paper="Sec. 3 (Markov chain; the bottleneck the paper reverses)"),
-        Claim.at_most("pinsker", "TV <= sqrt(KL / 2)", f"max over {len(dc['pinsker_excess'])} random pairs of TV - sqrt(KL/2)",
-                      float(dc["pinsker_excess"].max()), mg.exact_tol, paper="ours (calculator check)"),
-    ]  # fmt: skip
+        Claim.at_least(
+            "tv-triangle",
+            "TV(D, D_gen) <= TV(D, D_M) + TV(D_M, D_gen) (task + generation divergence)",
+            f"min over {len(dc['tv_slack'])} random pmf triples of the slack",
+            float(dc["tv_slack"].min()),
+            -mg.exact_tol,
+            paper="Sec. 3 (divergence decomposition)",
+        ),
+        Claim.at_most(
+            "data-processing",
+            "Along S_anchor -> p -> S_gen, I(S_anchor; S_gen) <= I(S_anchor; p)",
+            f"max over {len(dc['dpi_excess'])} random chains of I(A;G) - I(A;P), nats",
+            float(dc["dpi_excess"].max()),
+            mg.exact_tol,
+            paper="Sec. 3 (Markov chain; the bottleneck the paper reverses)",
+        ),
+        Claim.at_most(
+            "pinsker",
+            "TV <= sqrt(KL / 2)",
+            f"max over {len(dc['pinsker_excess'])} random pairs of TV - sqrt(KL/2)",
+            float(dc["pinsker_excess"].max()),
+            mg.exact_tol,
+            paper="ours (calculator check)",
+        ),
+    ]
     if lm is not None:
         out += _lm_claims(lm, config, rng)
     metrics: dict[str, Any] = {
         "sweeps": {
-            p: {"values": list(s.values), "kl_anchor": {m: a.tolist() for m, a in s.kl_anchor.items()},
-                "kl_synthetic": {m: a.tolist() for m, a in s.kl_synthetic.items()}}
+            p: {
+                "values": list(s.values),
+                "kl_anchor": {m: a.tolist() for m, a in s.kl_anchor.items()},
+                "kl_synthetic": {m: a.tolist() for m, a in s.kl_synthetic.items()},
+            }
             for p, s in sw.items()
         },
         "sweep_stats": sweep_metrics,
         "gate": {k: v.tolist() for k, v in gt.items()},
         "baselines": {k: v.tolist() for k, v in bl.items()},
         "discrete": {k: [float(v.min()), float(v.max())] for k, v in dc.items()},
-    }  # fmt: skip
+    }
     if lm is not None:
         metrics["lm"] = {
             "variants": {k: {m: x.tolist() for m, x in d.items()} for k, d in lm["variants"].items()},
@@ -193,14 +235,27 @@ def _tables(
                 row[f"gap {m} (mean ± sd)"] = f"{g.mean():.3g} ± {g.std():.2g}"
                 row[f"gap {m} median"] = f"{np.median(g):.3g}"
             rows.append(row)
-    tables = {"kl_gap_sweeps": rows, "baselines": [
-        {"method": k, "KL(model||D) mean": f"{v.mean():.3g}", "median": f"{np.median(v):.3g}", "sd": f"{v.std():.2g}"} for k, v in bl.items()
-    ]}  # fmt: skip
+    tables = {
+        "kl_gap_sweeps": rows,
+        "baselines": [
+            {
+                "method": k,
+                "KL(model||D) mean": f"{v.mean():.3g}",
+                "median": f"{np.median(v):.3g}",
+                "sd": f"{v.std():.2g}",
+            }
+            for k, v in bl.items()
+        ],
+    }
     if lm is not None:
         tables["lm_analogue"] = [
-            {"variant": k, "test EM": f"{d['em'].mean():.3f} ± {d['em'].std():.3f}", "test log-prob": f"{d['logprob'].mean():.3f}",
-             "teacher EM (own facts)": f"{np.nanmean(d['teacher_em']):.3f}" if k != "anchor" else "—"}
+            {
+                "variant": k,
+                "test EM": f"{d['em'].mean():.3f} ± {d['em'].std():.3f}",
+                "test log-prob": f"{d['logprob'].mean():.3f}",
+                "teacher EM (own facts)": f"{np.nanmean(d['teacher_em']):.3f}" if k != "anchor" else "—",
+            }
             for k, d in lm["variants"].items()
-        ]  # fmt: skip
+        ]
         tables["lm_tuning"] = lm["tuning"]
     return tables

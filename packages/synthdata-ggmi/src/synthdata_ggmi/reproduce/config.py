@@ -29,7 +29,9 @@ class Margins:
 class Config:
     """Defaults are the full run (spec "full mode"); the protocol's defaults are the official sweeps'."""
 
-    protocol: Protocol = Protocol()  # K = 2, J = 2, L = 2, N_k = 50, d = 2, n_samples = 200 (test_ave_kl.py)
+    protocol: Protocol = field(
+        default_factory=Protocol
+    )  # K = 2, J = 2, L = 2, N_k = 50, d = 2, n_samples = 200 (test_ave_kl.py)
     params: tuple[str, ...] = PARAMS
     values: tuple[int, ...] = (2, 4, 6, 8, 10, 12, 14)  # spec full: 2..14 step 2 (official: 2..15)
     repeats: int = 30  # spec full: 30 (official: 100)
@@ -42,7 +44,7 @@ class Config:
     baseline_repeats: int = 30
     gate_repeats: int = 10
     discrete_trials: int = 1000  # spec claim 3: 1,000 random triples / chains
-    lm: LMConfig | None = LMConfig()
+    lm: LMConfig | None = field(default_factory=LMConfig)
     lm_seeds: int = 3
     lm_J: tuple[int, ...] = (0, 45, 90)  # held-out entities the teacher knows (of 90)
     lm_false: int = 45  # the variant (J_max - lm_false true, lm_false false)
@@ -66,13 +68,15 @@ class Config:
         # spec quick: J, L in {1, 4, 8}, 10 repeats x 20 rounds, MC with 2,000 draws; the LM analogue is
         # full-scale only (its imports alone cost ~14 CPU-s here).
         return cls(
-            params=("J", "L"), values=(1, 4, 8), repeats=10, rounds=20, n_eval=1000, mc_draws=2000, baseline_repeats=10,
+            params=("J", "L"), values=(1, 4, 8), repeats=10, rounds=20, n_eval=1000, mc_draws=2000,
+            baseline_repeats=10,
             gate_repeats=5, lm=None,
         )  # fmt: skip
 
     @classmethod
     def smoke(cls) -> Config:
         return cls(
-            params=("J", "L"), values=(1, 3), repeats=3, rounds=2, n_eval=200, mc_draws=400, baseline_repeats=2,
+            params=("J", "L"), values=(1, 3), repeats=3, rounds=2, n_eval=200, mc_draws=400,
+            baseline_repeats=2,
             gate_repeats=2, discrete_trials=20, lm=None,
         )  # fmt: skip

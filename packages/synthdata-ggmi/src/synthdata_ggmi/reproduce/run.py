@@ -3,6 +3,7 @@ discrete checks and (full scale) the tiny-LM analogue."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ def sweeps(config: Config, seed: int) -> dict[str, Sweep]:
             n_eval=config.n_eval,
             rounds=config.rounds,
             mc_draws=config.mc_draws,
-        )  # fmt: skip
+        )
         for p in track(config.params, desc="sweeps")
     }
 
@@ -59,9 +60,15 @@ def baselines(config: Config, seed: int) -> dict[str, np.ndarray]:
     for r in track(range(config.baseline_repeats), desc="baselines"):
         for name, info in METHODS.items():
             fit = info.call(
-                K=p.K, J=config.baseline_J, L=config.baseline_L, N_k=p.N_k, d=p.d, n_samples=p.n_samples,
-                n_eval=config.mc_draws, seed=seed + 20_000 + r,
-            )  # fmt: skip
+                K=p.K,
+                J=config.baseline_J,
+                L=config.baseline_L,
+                N_k=p.N_k,
+                d=p.d,
+                n_samples=p.n_samples,
+                n_eval=config.mc_draws,
+                seed=seed + 20_000 + r,
+            )
             out[name].append(fit.kl)
     return {k: np.array(v) for k, v in out.items()}
 
@@ -108,12 +115,19 @@ def lm_run(config: Config, seed: int, device: str) -> dict[str, Any]:
         cache: dict[tuple[str, float], dict[str, float]] = {}
 
         def evaluate(
-            name: str, setting: dict[str, Any], *, _w: Any = world, _c: Any = cache, _s: int = s
+            name: str,
+            setting: Mapping[str, Any],
+            *,
+            _w: Any = world,
+            _c: Any = cache,
+            _s: int = s,
+            _dev: np.ndarray = dev,
+            _test: np.ndarray = test,
         ) -> float:
             J, L = variants[name]
             student, teacher = student_on(_w, lmc, J=J, L=L, lr=setting["lr"], seed=_s, device=device)
-            res = {f"test_{k}": v for k, v in score_facts(student, _w, test, device=device).items()}
-            res["dev_logprob"] = score_facts(student, _w, dev, device=device)["logprob"]
+            res = {f"test_{k}": v for k, v in score_facts(student, _w, _test, device=device).items()}
+            res["dev_logprob"] = score_facts(student, _w, _dev, device=device)["logprob"]
             res["anchor_em"] = score_facts(student, _w, np.arange(_w.n_anchor), device=device)["em"]
             known = np.concatenate([np.arange(_w.n_anchor), _w.order[: (J or 0)]])
             res["teacher_em"] = (
@@ -148,11 +162,13 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     cl, metrics, tables = claims(sw, gt, bl, dc, lm, config)
     p = config.protocol
     notes = [
-        f"GMM protocol (official synthetic_gmm.py): K = {p.K}, J = {p.J}, L = {p.L}, N_k = {p.N_k}, d = {p.d}, "
+        f"GMM protocol (official synthetic_gmm.py): K = {p.K}, J = {p.J}, L = {p.L}, N_k = {p.N_k}, "
+        f"d = {p.d}, "
         f"n_samples = {p.n_samples}; sweeps of {', '.join(config.params)} over {list(config.values)}, "
         f"{config.repeats} worlds each (repeat r shares its draws across sweep values), seed {seed}.",
         f"KL estimators: exact-density MC ({config.mc_draws} draws per model; default), the official "
-        f"independent-bin histogram and a shared-bin histogram ({config.rounds} rounds x {config.n_eval} draws, "
+        f"independent-bin histogram and a shared-bin histogram ({config.rounds} rounds x {config.n_eval} "
+        "draws, "
         "50 bins per dimension, clip 1e-10).",
         "KL gap = KL(W' || D) - KL(W || D); W' fitted on the anchor data, W on the synthetic data.",
     ]
