@@ -10,14 +10,18 @@ from synthdata_ggmi.gmm import GMMSpec, fit_gmm, mixture_label_mi, sample_gmm
 
 def spec(rng, m=3, d=2):
     A = rng.random((m, d, d))
-    return GMMSpec(rng.random((m, d)) * 10, A @ A.transpose(0, 2, 1) + 0.1 * np.eye(d), rng.dirichlet(np.ones(m)))
+    return GMMSpec(
+        rng.random((m, d)) * 10, A @ A.transpose(0, 2, 1) + 0.1 * np.eye(d), rng.dirichlet(np.ones(m))
+    )
 
 
 def test_log_pdf_matches_scipy_mixture():
     rng = np.random.default_rng(0)
     g = spec(rng)
     X = rng.random((50, 2)) * 10
-    ref = np.log(sum(w * multivariate_normal(m, c).pdf(X) for m, c, w in zip(g.means, g.covs, g.weights)))
+    ref = np.log(
+        sum(w * multivariate_normal(m, c).pdf(X) for m, c, w in zip(g.means, g.covs, g.weights, strict=True))
+    )
     assert g.log_pdf(X) == pytest.approx(ref, rel=1e-10, abs=1e-10)
 
 
@@ -48,7 +52,9 @@ def test_bad_mixtures_raise_naming_the_argument():
     with pytest.raises(ValueError, match="covs"):
         GMMSpec(np.zeros((2, 2)), np.stack([np.eye(2), -np.eye(2)]), np.array([0.5, 0.5]))
     with pytest.raises(ValueError, match="covs"):
-        GMMSpec(np.zeros((2, 2)), np.stack([np.eye(2), np.array([[1.0, 2.0], [0.0, 1.0]])]), np.array([0.5, 0.5]))
+        GMMSpec(
+            np.zeros((2, 2)), np.stack([np.eye(2), np.array([[1.0, 2.0], [0.0, 1.0]])]), np.array([0.5, 0.5])
+        )
     with pytest.raises(ValueError, match="weights"):
         GMMSpec(np.zeros((2, 2)), good_c, np.array([0.7, 0.7]))
     with pytest.raises(ValueError, match="covs"):

@@ -20,7 +20,12 @@ from synthdata_ggmi.info import (
 
 def brute_mi(P):
     px, py = P.sum(1), P.sum(0)
-    return sum(P[i, j] * np.log(P[i, j] / (px[i] * py[j])) for i in range(P.shape[0]) for j in range(P.shape[1]) if P[i, j] > 0)
+    return sum(
+        P[i, j] * np.log(P[i, j] / (px[i] * py[j]))
+        for i in range(P.shape[0])
+        for j in range(P.shape[1])
+        if P[i, j] > 0
+    )
 
 
 def test_entropy_kl_against_scipy():
@@ -50,14 +55,20 @@ def test_conditional_mi_brute_force_and_chain():
         pz = P[:, :, z].sum()
         ref += pz * brute_mi(P[:, :, z] / pz)
     assert conditional_mi(P, 0, 1, 2) == pytest.approx(ref, abs=1e-12)
-    chain = markov_chain(rng.dirichlet(np.ones(3)), rng.dirichlet(np.ones(4), size=3), rng.dirichlet(np.ones(5), size=4))
+    chain = markov_chain(
+        rng.dirichlet(np.ones(3)), rng.dirichlet(np.ones(4), size=3), rng.dirichlet(np.ones(5), size=4)
+    )
     assert conditional_mi(chain, 0, 2, 1) == pytest.approx(0.0, abs=1e-12)  # A -> P -> G: A indep. G given P
 
 
 def test_dpi_triangle_pinsker_on_random_tables():
     rng = np.random.default_rng(3)
     for _ in range(200):
-        P = markov_chain(rng.dirichlet(np.ones(4)), rng.dirichlet(np.full(3, 0.3), size=4), rng.dirichlet(np.full(5, 0.3), size=3))
+        P = markov_chain(
+            rng.dirichlet(np.ones(4)),
+            rng.dirichlet(np.full(3, 0.3), size=4),
+            rng.dirichlet(np.full(5, 0.3), size=3),
+        )
         assert mutual_information(P.sum(1)) <= mutual_information(P.sum(2)) + 1e-12
         D, DM, Dg = rng.dirichlet(np.ones(6), size=3)
         t = tv_decomposition(D, DM, Dg)

@@ -26,7 +26,13 @@ def test_smoke_claims_follow_the_records():
     cfg = Config.smoke()
     report = run(cfg, seed=0)
     names = {c.name for c in report.claims}
-    assert {"gate-substrate", "gap-rises-with-J-mc", "gap-falls-with-L-mc", "tv-triangle", "data-processing"} <= names
+    assert {
+        "gate-substrate",
+        "gap-rises-with-J-mc",
+        "gap-falls-with-L-mc",
+        "tv-triangle",
+        "data-processing",
+    } <= names
     sw = sweeps(cfg, 0)  # recomputed from the core: same seed, same numbers
     rho = next(c for c in report.claims if c.name == "gap-rises-with-J-mc").observed
     assert rho == pytest.approx(spearman(np.asarray(cfg.values), sw["J"].gap("mc").mean(axis=1)))

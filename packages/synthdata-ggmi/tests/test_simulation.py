@@ -49,7 +49,9 @@ def test_histogram_refused_in_high_dimension_and_bad_protocols():
     w = draw_world(Protocol(d=4), seed=0, repeat=0)
     with pytest.raises(ValueError, match="d <= 3"):
         kl_gaps(w, Protocol(d=4), seed=0, repeat=0, methods=("histogram",))
-    assert np.isfinite(kl_gaps(w, Protocol(d=4), seed=0, repeat=0, methods=("mc",), n_eval=50, rounds=2)["mc"]).all()
+    assert np.isfinite(
+        kl_gaps(w, Protocol(d=4), seed=0, repeat=0, methods=("mc",), n_eval=50, rounds=2)["mc"]
+    ).all()
     with pytest.raises(ValueError, match="K"):
         Protocol(K=0)
     with pytest.raises(ValueError, match="n_samples"):

@@ -5,7 +5,6 @@ Reproduces "Towards a Theoretical Understanding of Synthetic Data in LLM Post-Tr
 Perspective" (Gan, Liu; ICLR 2025; arXiv 2410.01720).
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -85,7 +84,4 @@ if TYPE_CHECKING:
         sweep,
     )
 
-try:
-    __version__ = version("iclr25-synthdata-ggmi")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-synthdata-ggmi")

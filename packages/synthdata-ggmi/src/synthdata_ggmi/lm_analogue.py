@@ -33,18 +33,18 @@ __all__ = [
 class LMConfig:
     """Sizes of the tiny models and their training budget (token counts: RESULTS.md)."""
 
-    n_entities: int = 120
+    n_entities: int = 60
     n_relations: int = 1
     n_values: int = 20
-    n_anchor: int = 30
+    n_anchor: int = 15
     d_model: int = 64
-    n_layer: int = 1  # one layer memorises 120 facts in 500 steps here (pilot in RESULTS.md)
+    n_layer: int = 1  # one layer memorised 120 facts to EM 0.875 in 300 steps (pilot in RESULTS.md)
     n_head: int = 4
-    teacher_steps: int = 500  # 500 x 64 pairs x ~13 tokens = 0.42M tokens per teacher
-    student_steps: int = 300  # 0.25M tokens per student
+    teacher_steps: int = 250  # 250 x 64 pairs x ~13 tokens = 0.21M tokens per teacher
+    student_steps: int = 150  # 0.12M tokens per student
     batch_size: int = 64
     lr: float = 5e-3  # the teacher's (M is given, not tuned); students take theirs from Config.lm_lr_grid
-    n_synthetic: int = 1000
+    n_synthetic: int = 600
 
     def __post_init__(self) -> None:
         check_int(self.n_entities, "n_entities", low=2)
