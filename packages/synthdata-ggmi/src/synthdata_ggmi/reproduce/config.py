@@ -59,8 +59,8 @@ class Config(Scales):
             "mc_draws": 2000, "baseline_repeats": 10, "gate_repeats": 5, "lm": None,
         },
         "smoke": {
-            "params": ("J", "L"), "values": (1, 3), "repeats": 3, "rounds": 2, "n_eval": 200, "mc_draws": 400,
-            "baseline_repeats": 2, "gate_repeats": 2, "discrete_trials": 20, "lm": None,
+            "params": ("J", "L"), "values": (1, 3), "repeats": 2, "rounds": 2, "n_eval": 100, "mc_draws": 200,
+            "baseline_repeats": 2, "gate_repeats": 1, "discrete_trials": 10, "lm": None,
         },
     }  # fmt: skip
 
