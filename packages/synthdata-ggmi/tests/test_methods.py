@@ -9,7 +9,7 @@ from synthdata_ggmi.methods import METHODS, run_method
 
 
 def small_inputs():
-    return {"K": 2, "J": 2, "L": 1, "n_samples": 60, "n_eval": 200}
+    return {"K": 2, "J": 2, "L": 1, "n_samples": 30, "n_eval": 100}
 
 
 class TestMethods(MethodBattery):
@@ -33,3 +33,13 @@ def test_methods_share_the_target_and_differ_in_training_data():
 def test_unknown_method_lists_the_registry():
     with pytest.raises(ValueError, match="synthetic-no-gain"):
         run_method("oracle", seed=0, **small_inputs())
+
+
+def test_registry_fits_are_the_worlds_fits():
+    from synthdata_ggmi.simulation import Protocol, draw_world, fit_models
+
+    kw = small_inputs()
+    p = Protocol(K=kw["K"], J=kw["J"], L=kw["L"], n_samples=kw["n_samples"])
+    W_a, W_s = fit_models(draw_world(p, seed=2, repeat=0), p, seed=2, repeat=0)
+    assert np.array_equal(run_method("anchor", seed=2, **kw).model.means, W_a.means)
+    assert np.array_equal(run_method("synthetic", seed=2, **kw).model.means, W_s.means)

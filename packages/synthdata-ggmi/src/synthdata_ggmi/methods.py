@@ -22,7 +22,7 @@ from paperkit import check_choice, check_int, check_seed
 
 from synthdata_ggmi.divergence import mc_kl
 from synthdata_ggmi.gmm import GMMSpec
-from synthdata_ggmi.simulation import Protocol, draw_world, fit_models
+from synthdata_ggmi.simulation import Protocol, draw_world, fit_model
 
 __all__ = ["METHODS", "DensityFit", "MethodInfo", "run_method"]
 
@@ -65,8 +65,7 @@ def _method(
         )  # fmt: skip
         seed = check_seed(seed)
         world = draw_world(proto, seed=seed, repeat=0)
-        W_a, W_s = fit_models(world, proto, seed=seed, repeat=0)
-        model = W_s if synthetic else W_a
+        model = fit_model(world, proto, synthetic=synthetic, seed=seed, repeat=0)
         est = mc_kl(model, world.truth, check_int(n_eval, "n_eval", low=2), np.random.default_rng([seed, 9]))
         return DensityFit(model, world.truth, est.value, est.se)
 

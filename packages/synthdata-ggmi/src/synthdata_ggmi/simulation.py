@@ -33,6 +33,7 @@ __all__ = [
     "World",
     "anchor_samples",
     "draw_world",
+    "fit_model",
     "fit_models",
     "generator_m",
     "ground_truth",
@@ -207,13 +208,20 @@ def kl_gaps(
     return out
 
 
-def fit_models(world: World, protocol: Protocol, *, seed: int, repeat: int) -> tuple[GMMSpec, GMMSpec]:
-    """``(W', W)``: EM fits of K components on S_anchor and K + J + L on S_gen (seeds from (seed, repeat))."""
+def fit_model(world: World, protocol: Protocol, *, synthetic: bool, seed: int, repeat: int) -> GMMSpec:
+    """W (``synthetic=True``: K + J + L components on S_gen) or W' (K components on S_anchor); the EM
+    seeds come from (seed, repeat), so W and W' of a world are the same whichever is fitted first."""
     r_fit = np.random.default_rng(np.random.SeedSequence([seed, repeat, 7]))
     fit_seeds = r_fit.integers(0, 2**31 - 1, size=2)
-    W_a = fit_gmm(world.anchor, protocol.K, seed=int(fit_seeds[0]))
-    W_s = fit_gmm(world.synthetic, protocol.K + protocol.J + protocol.L, seed=int(fit_seeds[1]))
-    return W_a, W_s
+    if synthetic:
+        return fit_gmm(world.synthetic, protocol.K + protocol.J + protocol.L, seed=int(fit_seeds[1]))
+    return fit_gmm(world.anchor, protocol.K, seed=int(fit_seeds[0]))
+
+
+def fit_models(world: World, protocol: Protocol, *, seed: int, repeat: int) -> tuple[GMMSpec, GMMSpec]:
+    """``(W', W)``: EM fits of K components on S_anchor and K + J + L on S_gen (seeds from (seed, repeat))."""
+    kw = {"seed": seed, "repeat": repeat}
+    return fit_model(world, protocol, synthetic=False, **kw), fit_model(world, protocol, synthetic=True, **kw)
 
 
 @dataclass(frozen=True)

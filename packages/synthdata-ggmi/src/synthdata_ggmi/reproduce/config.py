@@ -61,6 +61,7 @@ class Config(Scales):
         "smoke": {
             "params": ("J", "L"), "values": (1, 3), "repeats": 2, "rounds": 2, "n_eval": 100, "mc_draws": 200,
             "baseline_repeats": 2, "gate_repeats": 1, "discrete_trials": 10, "lm": None,
+            "estimators": ("mc", "histogram"),
         },
     }  # fmt: skip
 
