@@ -1,0 +1,5 @@
+import sys
+
+from synthdata_ggmi.cli import main
+
+sys.exit(main())
