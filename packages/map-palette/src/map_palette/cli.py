@@ -6,7 +6,8 @@ from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "map-palette",
-    "MAP: multi-value alignment palettes solved by the dual; feasibility, sequential alignment, MAP decoding (ICLR 2025).",
+    "MAP: multi-value alignment palettes solved by the dual; feasibility, sequential alignment, "
+    "MAP decoding (ICLR 2025).",
     "map_palette.reproduce",
     devices=("cpu", "cuda"),
 )

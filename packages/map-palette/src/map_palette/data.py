@@ -39,9 +39,13 @@ def gaussian_rewards(
 
 
 def beta_copula_rewards(
-    n: int, *, seed: int, corr: np.ndarray = GAUSSIAN_SIGMA, a: tuple[float, ...] = (2.0, 3.0, 2.0),
+    n: int,
+    *,
+    seed: int,
+    corr: np.ndarray = GAUSSIAN_SIGMA,
+    a: tuple[float, ...] = (2.0, 3.0, 2.0),
     b: tuple[float, ...] = (3.0, 2.0, 2.0),
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """(m, n) rewards in (0, 1): Beta(a_i, b_i) marginals joined by the Gaussian copula of ``corr``
     (rescaled to unit diagonal), so that palettes near 1 are infeasible (spec data A (ii))."""
     C = np.asarray(corr, float)

@@ -27,7 +27,8 @@ def selection_weights(R: object, lam: object, k: int) -> np.ndarray:
     lam_a = np.asarray(check_array(lam, "lam", shape=(R_arr.shape[0],)), float)
     if R_arr.shape[1] == 0 or R_arr.shape[1] % k:
         raise ValueError(
-            f"R must hold K = {k} candidates for each prompt (n a positive multiple of k), got n = {R_arr.shape[1]}"
+            f"R must hold K = {k} candidates for each prompt (n a positive multiple of k), "
+            f"got n = {R_arr.shape[1]}"
         )
     s = (lam_a @ R_arr).reshape(-1, k)
     w = np.exp(s - s.max(axis=1, keepdims=True))
@@ -44,9 +45,16 @@ def map_select(R: object, lam: object, k: int, *, seed: int) -> np.ndarray:
 
 
 def sample_candidates(
-    model: Any, tokenizer: Any, prompts: Sequence[str], *, k: int, max_new_tokens: int, seed: int,
-    device: str = "cpu", batch_size: int = 256,
-) -> list[str]:  # fmt: skip
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    *,
+    k: int,
+    max_new_tokens: int,
+    seed: int,
+    device: str = "cpu",
+    batch_size: int = 256,
+) -> list[str]:
     """P·K continuations sampled at temperature 1 (paperkit.lm), prompt-major: K for prompt 0, then 1, ..."""
     from paperkit.lm import generate
 
@@ -56,9 +64,15 @@ def sample_candidates(
         raise ValueError("prompts is empty: give at least one prompt")
     rep = [p for p in prompts for _ in range(k)]
     return generate(
-        model, tokenizer, rep, max_new_tokens=check_int(max_new_tokens, "max_new_tokens", low=1),
-        temperature=1.0, seed=check_seed(seed), batch_size=batch_size, device=device,
-    )  # fmt: skip
+        model,
+        tokenizer,
+        rep,
+        max_new_tokens=check_int(max_new_tokens, "max_new_tokens", low=1),
+        temperature=1.0,
+        seed=check_seed(seed),
+        batch_size=batch_size,
+        device=device,
+    )
 
 
 @dataclass(frozen=True)
@@ -81,9 +95,17 @@ class Decoded:
 
 
 def map_decode(
-    model: Any, tokenizer: Any, prompts: Sequence[str], values: Sequence[Value], lam: object, *, k: int = 32,
-    max_new_tokens: int = 50, seed: int, device: str = "cpu",
-) -> Decoded:  # fmt: skip
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    values: Sequence[Value],
+    lam: object,
+    *,
+    k: int = 32,
+    max_new_tokens: int = 50,
+    seed: int,
+    device: str = "cpu",
+) -> Decoded:
     """Sample K continuations per prompt from ``model`` and keep one ∝ exp(λᵀr) (official defaults K = 32,
     ≤ 50 new tokens, temperature 1)."""
     prompts = check_strings(prompts, "prompts")

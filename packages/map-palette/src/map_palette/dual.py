@@ -139,7 +139,8 @@ def dual_gradient(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: Groups 
 
 
 def empirical_kl(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> float:
-    """KL(p_λ ‖ p0) on the sample: Σ_k w_k log(n w_k) (joint) or the prompt average of the within-prompt KLs."""
+    """KL(p_λ ‖ p0) on the sample: Σ_k w_k log(n w_k) (joint), or the prompt average of the
+    within-prompt KLs (per prompt)."""
     w = tilt_weights(lam, R, groups)
     base = (
         np.full(w.size, 1.0 / w.size)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_choice, check_seed
 
-from map_palette.dual import check_problem, effective_sample_size, empirical_kl, tilt_weights
+from map_palette.dual import Groups, check_problem, effective_sample_size, empirical_kl, tilt_weights
 from map_palette.solvers import sequential_lambda, solve_lambda
 
 __all__ = ["METHODS", "Choice", "MethodInfo", "run_method"]
@@ -58,17 +58,21 @@ class MethodInfo:
     call: Callable[..., Choice]
 
 
-def _choice(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: object) -> Choice:
-    w = tilt_weights(lam, R, groups)  # type: ignore[arg-type]
+def _choice(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: Groups | None) -> Choice:
+    w = tilt_weights(lam, R, groups)
     real = R @ w
     return Choice(
         lam, real, empirical_kl(lam, R, groups), effective_sample_size(lam, R, groups), real >= c - 1e-9
-    )  # type: ignore[arg-type]
+    )
 
 
-def _prep(R: object, c: object, normalization: str, prompt_ids: object, seed: int):  # type: ignore[no-untyped-def]
+def _prep(
+    R: object, c: object, normalization: str, prompt_ids: object, seed: int
+) -> tuple[np.ndarray, np.ndarray, Groups | None]:
     check_seed(seed)
-    return check_problem(R, c, prompt_ids, normalization=normalization)
+    R_arr, c_arr, groups = check_problem(R, c, prompt_ids, normalization=normalization)
+    assert c_arr is not None
+    return R_arr, c_arr, groups
 
 
 def _map(solver: str) -> Callable[..., Choice]:

@@ -21,7 +21,8 @@ __all__ = ["pareto_search", "quantile_palette"]
 
 
 def quantile_palette(R: object, names: Sequence[str], targets: Mapping[str, float]) -> np.ndarray:
-    """(m,) palette: ``targets[name] = q`` raises value ``name`` to max(mean, q-quantile); others keep the mean."""
+    """(m,) palette: ``targets[name] = q`` raises value ``name`` to max(mean, q-quantile); the others keep
+    their mean."""
     R_arr, _, _ = check_problem(R)
     names = check_strings(names, "names")
     if len(names) != R_arr.shape[0]:
@@ -38,9 +39,15 @@ def quantile_palette(R: object, names: Sequence[str], targets: Mapping[str, floa
 
 
 def pareto_search(
-    R: object, c_low: object, c_high: object, *, method: str = "bisection", grid_points: int = 10,
-    normalization: str = "joint", prompt_ids: object | None = None,
-) -> tuple[np.ndarray | None, float]:  # fmt: skip
+    R: object,
+    c_low: object,
+    c_high: object,
+    *,
+    method: str = "bisection",
+    grid_points: int = 10,
+    normalization: str = "joint",
+    prompt_ids: object | None = None,
+) -> tuple[np.ndarray | None, float]:
     """(the last feasible palette on c_low → c_high, its position ρ in [0, 1]); (None, nan) if none is."""
     R_arr, lo, _ = check_problem(R, c_low, prompt_ids, normalization=normalization)
     hi = np.asarray(check_array(c_high, "c_high", shape=(R_arr.shape[0],)), float)

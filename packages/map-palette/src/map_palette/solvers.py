@@ -1,4 +1,5 @@
-"""Solving MAP: the feasibility LP, the dual by L-BFGS-B or by the official Adam on log λ, sequential alignment.
+"""Solving MAP: the feasibility LP, the dual by L-BFGS-B or by the official Adam on log λ, and
+sequential alignment.
 
 - Feasibility (spec step 6): the palette is reachable by reweighting the sample iff some w in the simplex
   (per prompt: w_x in the simplex of prompt x, each prompt weighted 1/P) has R w ≥ c. The LP
@@ -94,9 +95,14 @@ def _margin(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> float:
         # LP duality: max_{w∈Δ_n} min_i (D w)_i = min_{μ∈Δ_m} max_k μᵀD_k (m + 1 variables, faster).
         A_ub = np.hstack([D.T, -np.ones((n, 1))])
         res = linprog(
-            np.r_[np.zeros(m), 1.0], A_ub=A_ub, b_ub=np.zeros(n), A_eq=np.r_[np.ones(m), 0.0][None],
-            b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)], method="highs",
-        )  # fmt: skip
+            np.r_[np.zeros(m), 1.0],
+            A_ub=A_ub,
+            b_ub=np.zeros(n),
+            A_eq=np.r_[np.ones(m), 0.0][None],
+            b_eq=[1.0],
+            bounds=[(0, None)] * m + [(None, None)],
+            method="highs",
+        )
         if res.status != 0:  # pragma: no cover - the LP is always feasible and bounded
             raise RuntimeError(f"feasibility LP failed: {res.message}")
         return float(res.fun)
@@ -106,9 +112,14 @@ def _margin(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> float:
     cost = np.zeros(n + 1)
     cost[-1] = -1.0
     res = linprog(
-        cost, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=np.full(groups.n_prompts, 1.0 / groups.n_prompts),
-        bounds=[(0, None)] * n + [(None, None)], method="highs",
-    )  # fmt: skip
+        cost,
+        A_ub=A_ub,
+        b_ub=np.zeros(m),
+        A_eq=A_eq,
+        b_eq=np.full(groups.n_prompts, 1.0 / groups.n_prompts),
+        bounds=[(0, None)] * n + [(None, None)],
+        method="highs",
+    )
     if res.status != 0:  # pragma: no cover
         raise RuntimeError(f"feasibility LP failed: {res.message}")
     return float(-res.fun)
@@ -148,9 +159,15 @@ def is_feasible(
 
 
 def lbfgsb_ascent(
-    R: np.ndarray, c: np.ndarray, groups: Groups | None, *, lam0: np.ndarray, free: np.ndarray, max_iter: int,
+    R: np.ndarray,
+    c: np.ndarray,
+    groups: Groups | None,
+    *,
+    lam0: np.ndarray,
+    free: np.ndarray,
+    max_iter: int,
     stop_above: float = np.inf,
-) -> tuple[np.ndarray, int, float]:  # fmt: skip
+) -> tuple[np.ndarray, int, float]:
     """Maximise g over λ_free ≥ 0 (others fixed) by L-BFGS-B: (λ, iterations, the largest g seen)."""
 
     def value_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -179,7 +196,10 @@ def newton_polish(
         if groups is None:
             centred = R - (R @ w)[:, None]
         else:
-            means = np.stack([np.add.reduceat((r * w)[groups.order], groups.starts) for r in R]) * groups.n_prompts
+            means = (
+                np.stack([np.add.reduceat((r * w)[groups.order], groups.starts) for r in R])
+                * groups.n_prompts
+            )
             centred = R - means[:, groups.inverse]
         H = (centred[act] * w) @ centred[act].T
         grad = (c - R @ w)[act]
@@ -197,9 +217,12 @@ def newton_polish(
 
 
 def box_ascent(
-    value_and_grad: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray, *, max_iter: int,
+    value_and_grad: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    x0: np.ndarray,
+    *,
+    max_iter: int,
     stop_above: float = np.inf,
-) -> tuple[np.ndarray, int, float]:  # fmt: skip
+) -> tuple[np.ndarray, int, float]:
     """Maximise a concave ``value_and_grad`` over x ≥ 0 by L-BFGS-B: (x, iterations, the largest value
     seen); stops early once the value exceeds ``stop_above`` (a certificate of unboundedness)."""
     best = [-np.inf]
@@ -214,16 +237,27 @@ def box_ascent(
             raise StopIteration
 
     res = minimize(
-        f, x0, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * int(x0.size), callback=stop,
+        f,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * int(x0.size),
+        callback=stop,
         options={"maxiter": max_iter, "ftol": 1e-15, "gtol": 1e-10, "maxls": 50},
-    )  # fmt: skip
+    )
     return np.asarray(res.x, dtype=float), int(res.nit), best[0]
 
 
 def adam_log_ascent(
-    R: np.ndarray, c: np.ndarray, groups: Groups | None, *, lam0: np.ndarray, free: np.ndarray,
-    max_iter: int, lr: float,
-) -> tuple[np.ndarray, int, float, bool]:  # fmt: skip
+    R: np.ndarray,
+    c: np.ndarray,
+    groups: Groups | None,
+    *,
+    lam0: np.ndarray,
+    free: np.ndarray,
+    max_iter: int,
+    lr: float,
+) -> tuple[np.ndarray, int, float, bool]:
     """The official optimiser: λ_free = exp(τ), τ_0 = log 1, Adam on −g; (λ, steps, max g, diverged)."""
     tau = np.zeros(free.size)
     m1, m2 = np.zeros_like(tau), np.zeros_like(tau)
@@ -263,7 +297,8 @@ def solve_lambda(
 
     ``max_iter`` defaults to 150 for ``"adam_log"`` (the official steps) and 1000 for ``"lbfgsb"``; ``lr``
     is Adam's (official 0.1). ``lp_margin``: the :func:`feasibility_margin` of this problem when the caller
-    already ran the LP (it is not re-run). A constant reward row gets λ_i = 0 (it meets its target or was refused).
+    already ran the LP (it is not re-run). A constant reward row gets λ_i = 0 (it meets its target or
+    was refused).
     Raises ValueError when some c_i is above the largest value of r_i on the sample (no reweighting
     reaches it), or R/c are malformed; warns when n < m + 1 (degenerate hull) or the ESS is below 10.
     """
@@ -303,14 +338,22 @@ def solve_lambda(
     total = ess if groups is None else ess * groups.n_prompts
     if status == "feasible" and total < LOW_ESS:
         warnings.warn(
-            f"effective sample size {total:.3g} < {LOW_ESS:g}: realised levels are unreliable; draw more samples",
+            f"effective sample size {total:.3g} < {LOW_ESS:g}: realised levels are unreliable; "
+            "draw more samples",
             stacklevel=2,
         )
     return Solution(
-        lam=lam, status=status, feasible=status == "feasible", g=dual_value(lam, R_arr, c_arr, groups),
-        realized=R_arr @ tilt_weights(lam, R_arr, groups), kl=empirical_kl(lam, R_arr, groups), ess=ess,
-        iterations=nit, lp_margin=margin, dual_exceeded_ceiling=exceeded,
-    )  # fmt: skip
+        lam=lam,
+        status=status,
+        feasible=status == "feasible",
+        g=dual_value(lam, R_arr, c_arr, groups),
+        realized=R_arr @ tilt_weights(lam, R_arr, groups),
+        kl=empirical_kl(lam, R_arr, groups),
+        ess=ess,
+        iterations=nit,
+        lp_margin=margin,
+        dual_exceeded_ceiling=exceeded,
+    )
 
 
 def sequential_lambda(

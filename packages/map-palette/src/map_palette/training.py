@@ -56,9 +56,14 @@ def train_review_lm(config: LMConfig, *, seed: int, device: str = "cpu") -> tupl
     conts = [r.continuation for r in corpus]
     tok = train_bpe_tokenizer([p + c for p, c in zip(prompts, conts, strict=True)], config.vocab_size)
     model = tiny_causal_lm(
-        tok, n_layer=config.n_layer, n_head=config.n_head, d_model=config.d_model,
-        max_positions=config.max_length + 32, seed=seed, device=device,
-    )  # fmt: skip
+        tok,
+        n_layer=config.n_layer,
+        n_head=config.n_head,
+        d_model=config.d_model,
+        max_positions=config.max_length + 32,
+        seed=seed,
+        device=device,
+    )
     tc = TrainConfig(
         steps=config.steps,
         batch_size=config.batch_size,

@@ -64,36 +64,58 @@ def _data_a_claims(gs: dict[str, Any], config: Config, seeds: tuple[int, ...]) -
     kl_excess = min(gs["kl_excess"]) if n_ok >= mg.min_random_feasible else float("nan")
     return [
         Claim.at_most(
-            "gaussian-qp", "Gaussian rewards: the dual solver's λ equals the non-negative QP optimum",
+            "gaussian-qp",
+            "Gaussian rewards: the dual solver's λ equals the non-negative QP optimum",
             "‖λ_solver − λ*‖/‖λ*‖ (L-BFGS-B on the closed-form dual vs active-set enumeration)",
-            gs["qp_rel"], mg.qp_rel, paper=f"{SRC_DUAL}; spec: ≤ 1e-3",
+            gs["qp_rel"],
+            mg.qp_rel,
+            paper=f"{SRC_DUAL}; spec: ≤ 1e-3",
             details={f"sample_rel_seed{s}": v for s, v in zip(seeds, gs["sample_rel"], strict=True)},
         ),
         Claim.at_most(
-            "gaussian-realized", "Gaussian rewards: the tilted levels E_{p_λ*} r equal μ + Σλ*",
-            "max over values of |pooled z| of the IS estimate on the samples vs μ + Σλ* (z pooled over seeds)",
-            float(np.max(np.abs(gs["pooled_z"]))), mg.is_z, paper=f"{SRC_DUAL}; spec: within 2 SE",
+            "gaussian-realized",
+            "Gaussian rewards: the tilted levels E_{p_λ*} r equal μ + Σλ*",
+            "max over values of |pooled z| of the IS estimate on the samples vs μ + Σλ* "
+            "(z pooled over seeds)",
+            float(np.max(np.abs(gs["pooled_z"]))),
+            mg.is_z,
+            paper=f"{SRC_DUAL}; spec: within 2 SE",
             details={f"z_seed{s}_v{i}": float(gs["z"][k, i]) for k, s in enumerate(seeds) for i in range(3)},
         ),
         Claim.at_most(
-            "strong-duality", "At λ*, the KL of the tilted sample equals the dual value (no duality gap)",
-            "max over seeds of |KL(p_λ̂ ‖ p0) − g_n(λ̂)| on the Gaussian samples", gs["duality_gap"], mg.duality_gap,
+            "strong-duality",
+            "At λ*, the KL of the tilted sample equals the dual value (no duality gap)",
+            "max over seeds of |KL(p_λ̂ ‖ p0) − g_n(λ̂)| on the Gaussian samples",
+            gs["duality_gap"],
+            mg.duality_gap,
             paper=f"{SRC_DUAL}: KL = g(λ*) (ours as a check)",
         ),
         Claim.at_least(
-            "kl-minimal", "λ* is KL-minimal among the weights that reach the palette",
-            f"min over seeds of (min KL over the random λ that meet c) − KL(λ̂); NaN if < {mg.min_random_feasible} meet c",
-            kl_excess, -mg.kl_tol, paper=f"{SRC_DUAL}; spec: none below λ* (1e-6)",
-            details={f"n_feasible_seed{s}": float(v) for s, v in zip(seeds, gs["n_random_feasible"], strict=True)},
+            "kl-minimal",
+            "λ* is KL-minimal among the weights that reach the palette",
+            "min over seeds of (min KL over the random λ that meet c) − KL(λ̂); "
+            f"NaN if < {mg.min_random_feasible} meet c",
+            kl_excess,
+            -mg.kl_tol,
+            paper=f"{SRC_DUAL}; spec: none below λ* (1e-6)",
+            details={
+                f"n_feasible_seed{s}": float(v) for s, v in zip(seeds, gs["n_random_feasible"], strict=True)
+            },
         ),
         Claim.at_most(
-            "sequential-5-rounds", "Aligning one value at a time, cyclically, converges to the joint MAP solution",
+            "sequential-5-rounds",
+            "Aligning one value at a time, cyclically, converges to the joint MAP solution",
             f"max over seeds of ‖λ_seq − λ̂‖/‖λ̂‖ after {config.rounds} rounds (exact coordinate steps)",
-            max(gs["seq5"]), mg.seq_rel, paper=f"{SRC_SEQ}; spec: ≤ 1e-2 after 5 rounds",
-            details={"one_round_min": min(gs["seq1"]), "one_round_max": max(gs["seq1"]),
-                     "official_adam_5_rounds_max": max(gs["seq_adam"])},
+            max(gs["seq5"]),
+            mg.seq_rel,
+            paper=f"{SRC_SEQ}; spec: ≤ 1e-2 after 5 rounds",
+            details={
+                "one_round_min": min(gs["seq1"]),
+                "one_round_max": max(gs["seq1"]),
+                "official_adam_5_rounds_max": max(gs["seq_adam"]),
+            },
         ),
-    ]  # fmt: skip
+    ]
 
 
 def _feasibility_claims(feas: list[Any], config: Config) -> list[Claim]:
@@ -105,21 +127,35 @@ def _feasibility_claims(feas: list[Any], config: Config) -> list[Claim]:
     false_alarm = np.concatenate([f.certified[f.margin > 0] for f in feas])
     return [
         Claim.at_least(
-            "infeasible-detected", "The dual flags palettes that no reweighting can reach",
-            "fraction of LP-infeasible palettes whose dual, maximised by L-BFGS-B, exceeds the KL ceiling log n",
-            float(out.mean()) if out.size else float("nan"), mg.infeasible_rate,
+            "infeasible-detected",
+            "The dual flags palettes that no reweighting can reach",
+            "fraction of LP-infeasible palettes whose dual, maximised by L-BFGS-B, "
+            "exceeds the KL ceiling log n",
+            float(out.mean()) if out.size else float("nan"),
+            mg.infeasible_rate,
             paper=f"{SRC_FEAS}; spec: 100 % of 50 palettes",
-            details={"n_infeasible": float(out.size), "official_adam_150_rate": float(adam_out.mean()) if out.size else np.nan},
+            details={
+                "n_infeasible": float(out.size),
+                "official_adam_150_rate": float(adam_out.mean()) if out.size else np.nan,
+            },
         ),
         Claim.at_most(
-            "feasible-met", "For reachable palettes the solved λ meets every target",
+            "feasible-met",
+            "For reachable palettes the solved λ meets every target",
             "max over LP-feasible palettes of max_i (c_i − realised_i) at the solved λ (same samples)",
-            float(np.max(ins)) if ins.size else float("nan"), mg.feasible_tol, paper=f"{SRC_FEAS}; spec: within 1e-3",
-            details={"n_feasible": float(ins.size), "false_alarms": float(false_alarm.sum()),
-                     "official_adam_150_max_violation": float(np.nanmax(adam_in)) if adam_in.size else np.nan,
-                     "official_adam_150_frac_within_tol": float(np.mean(adam_in <= mg.feasible_tol)) if adam_in.size else np.nan},
+            float(np.max(ins)) if ins.size else float("nan"),
+            mg.feasible_tol,
+            paper=f"{SRC_FEAS}; spec: within 1e-3",
+            details={
+                "n_feasible": float(ins.size),
+                "false_alarms": float(false_alarm.sum()),
+                "official_adam_150_max_violation": float(np.nanmax(adam_in)) if adam_in.size else np.nan,
+                "official_adam_150_frac_within_tol": float(np.mean(adam_in <= mg.feasible_tol))
+                if adam_in.size
+                else np.nan,
+            },
         ),
-    ]  # fmt: skip
+    ]
 
 
 def _decode_claims(
@@ -131,45 +167,70 @@ def _decode_claims(
     pd = paired_difference(
         ds["a"], ds["b"], rng=np.random.default_rng(0), names=("map", "equal-weight"), seeds=lm_seeds
     )
-    q = int(round(100 * config.claim_quantile))
+    q = round(100 * config.claim_quantile)
     return [
         Claim.at_least(
-            "gate-lm-substrate", "Gate: the reference LM learned the grammar and the palette is reachable on dev",
-            "min over seeds of the fraction of p0 samples that parse (NaN if the dev palette is not strictly feasible)",
-            gram if feasible else float("nan"), mg.grammatical, paper="ours (gate)",
+            "gate-lm-substrate",
+            "Gate: the reference LM learned the grammar and the palette is reachable on dev",
+            "min over seeds of the fraction of p0 samples that parse "
+            "(NaN if the dev palette is not strictly feasible)",
+            gram if feasible else float("nan"),
+            mg.grammatical,
+            paper="ours (gate)",
             details={"loss_first": dec[0].losses[0], "loss_last": dec[0].losses[1]},
         ),
         Claim.at_most(
-            "map-decoding-meets-palette", f"MAP decoding meets the {q} % palette on fresh prompts",
+            "map-decoding-meets-palette",
+            f"MAP decoding meets the {q} % palette on fresh prompts",
             "max over seeds and targeted values of (c_i − mean of kept samples_i) / SE_i on fresh prompts",
-            max(ds["map_short"]), mg.decode_z, paper=f"{SRC_DEC}; spec: ≥ c_i − 2 SE",
+            max(ds["map_short"]),
+            mg.decode_z,
+            paper=f"{SRC_DEC}; spec: ≥ c_i − 2 SE",
             details={f"seed{s}": v for s, v in zip(lm_seeds, ds["map_short"], strict=True)},
         ),
         Claim.at_least(
-            "equal-weight-misses", "Equal weights (same ‖λ‖₁) miss at least one target",
+            "equal-weight-misses",
+            "Equal weights (same ‖λ‖₁) miss at least one target",
             "min over seeds of max_i (c_i − mean_i) / SE_i of equal-weight decoding on fresh prompts",
-            min(ds["eq_short"]), mg.decode_z, paper=f"{SRC_DEC}; spec: a violation > 2 SE",
+            min(ds["eq_short"]),
+            mg.decode_z,
+            paper=f"{SRC_DEC}; spec: a violation > 2 SE",
             details={f"seed{s}": v for s, v in zip(lm_seeds, ds["eq_short"], strict=True)},
         ),
         ci_claim(
-            "map-vs-equal-weight", "On the value equal weights neglect, MAP's outputs score higher (paired)",
-            "per fresh prompt, MAP − equal-weight kept reward (sd units) on the value with equal weight's largest dev shortfall",
-            pd, above=0.0, paper=f"{SRC_DEC} (ours as a paired test)", details={},
+            "map-vs-equal-weight",
+            "On the value equal weights neglect, MAP's outputs score higher (paired)",
+            "per fresh prompt, MAP − equal-weight kept reward (sd units) on the value with "
+            "equal weight's largest dev shortfall",
+            pd,
+            above=0.0,
+            paper=f"{SRC_DEC} (ours as a paired test)",
+            details={},
         ),
-    ]  # fmt: skip
+    ]
 
 
-def claims(gauss: list[Any], feas: list[Any], dec: list[Any], config: Config, seeds: tuple[int, ...],
-           lm_seeds: tuple[int, ...]) -> tuple[list[Claim], dict[str, Any]]:  # fmt: skip
+def claims(
+    gauss: list[Any],
+    feas: list[Any],
+    dec: list[Any],
+    config: Config,
+    seeds: tuple[int, ...],
+    lm_seeds: tuple[int, ...],
+) -> tuple[list[Claim], dict[str, Any]]:
     gs = gaussian_summary(gauss, config)
     out = _data_a_claims(gs, config, seeds) + _feasibility_claims(feas, config)
     metrics: dict[str, Any] = {
         "gaussian": {k: np.asarray(v).tolist() for k, v in gs.items()},
         "lambda_star": gauss[0].lam_star.tolist(),
-        "random_cloud": {"realized": gauss[0].random_realized.tolist(), "feasible": gauss[0].random_feasible.tolist(),
-                         "map": gauss[0].realized.tolist(), "c": (GAUSSIAN_MU + config.shift).tolist()},
+        "random_cloud": {
+            "realized": gauss[0].random_realized.tolist(),
+            "feasible": gauss[0].random_feasible.tolist(),
+            "map": gauss[0].realized.tolist(),
+            "c": (GAUSSIAN_MU + config.shift).tolist(),
+        },
         "value_names": list(VALUE_NAMES),
-    }  # fmt: skip
+    }
     if dec:
         ds = decode_summary(dec, config)
         out += _decode_claims(dec, ds, config, lm_seeds)
@@ -179,16 +240,25 @@ def claims(gauss: list[Any], feas: list[Any], dec: list[Any], config: Config, se
 
 def _decode_metrics(dec: list[Any], ds: dict[str, Any]) -> dict[str, Any]:
     return {
-        "eq_value": ds["eq_value"], "map_short": ds["map_short"], "eq_short": ds["eq_short"],
-            "per_seed": [
-                {"c": d.c.tolist(), "sd": d.sd.tolist(), "grammatical": d.grammatical, "losses": list(d.losses),
-                 "palettes": {str(q): {k: (np.asarray(v).tolist() if k in ("c", "lam") else v) for k, v in p.items()}
-                              for q, p in d.palettes.items()},
-                 "lams": {k: v.tolist() for k, v in d.lams.items()},
-                 "fresh_mean": {k: v.tolist() for k, v in d.fresh_mean.items()},
-                 "fresh_se": {k: v.tolist() for k, v in d.fresh_se.items()},
-                 "fresh_expected": {k: v.tolist() for k, v in d.fresh_expected.items()},
-                 "fresh_ess": d.fresh_ess}
-                for d in dec
-            ],
-    }  # fmt: skip
+        "eq_value": ds["eq_value"],
+        "map_short": ds["map_short"],
+        "eq_short": ds["eq_short"],
+        "per_seed": [
+            {
+                "c": d.c.tolist(),
+                "sd": d.sd.tolist(),
+                "grammatical": d.grammatical,
+                "losses": list(d.losses),
+                "palettes": {
+                    str(q): {k: (np.asarray(v).tolist() if k in ("c", "lam") else v) for k, v in p.items()}
+                    for q, p in d.palettes.items()
+                },
+                "lams": {k: v.tolist() for k, v in d.lams.items()},
+                "fresh_mean": {k: v.tolist() for k, v in d.fresh_mean.items()},
+                "fresh_se": {k: v.tolist() for k, v in d.fresh_se.items()},
+                "fresh_expected": {k: v.tolist() for k, v in d.fresh_expected.items()},
+                "fresh_ess": d.fresh_ess,
+            }
+            for d in dec
+        ],
+    }

@@ -57,8 +57,19 @@ class Config(Scales):
     margins: Margins = field(default_factory=Margins)
 
     def __post_init__(self) -> None:
-        for name in ("n_gauss", "n_beta", "n_palettes", "n_random_lambda", "rounds", "n_seeds", "lm_prompts",
-                     "fresh_prompts", "k", "max_new_tokens", "lm_seeds"):  # fmt: skip
+        for name in (
+            "n_gauss",
+            "n_beta",
+            "n_palettes",
+            "n_random_lambda",
+            "rounds",
+            "n_seeds",
+            "lm_prompts",
+            "fresh_prompts",
+            "k",
+            "max_new_tokens",
+            "lm_seeds",
+        ):
             check_int(getattr(self, name), name, low=1)
         if self.claim_quantile not in self.quantiles:
             raise ValueError(
@@ -73,11 +84,29 @@ class Config(Scales):
 
     SCALES: ClassVar[ScaleTable] = {
         # quick (spec): data A + a tiny LM trained ~20 s, 100 prompts x 16 samples, one LM seed
-        "quick": {"n_beta": 3000, "lm": LMConfig(steps=130), "lm_prompts": 100, "fresh_prompts": 100,
-                  "quantiles": (0.6,), "lm_seeds": 1},
+        "quick": {
+            "n_beta": 3000,
+            "lm": LMConfig(steps=130),
+            "lm_prompts": 100,
+            "fresh_prompts": 100,
+            "quantiles": (0.6,),
+            "lm_seeds": 1,
+        },
         # smoke: seconds, no torch (the LM path is tested in-process); its claims are not meaningful
-        "smoke": {"n_gauss": 2000, "n_beta": 1000, "n_palettes": 4, "n_random_lambda": 40, "n_seeds": 2,
-                  "lm": LMConfig(n_reviews=200, steps=3, batch_size=8, d_model=32, n_head=2, n_layer=1),
-                  "lm_prompts": 6, "fresh_prompts": 6, "k": 4, "max_new_tokens": 12, "quantiles": (0.6,),
-                  "lm_seeds": 1, "embedding_coherence": False, "skip_lm": True},
-    }  # fmt: skip
+        "smoke": {
+            "n_gauss": 2000,
+            "n_beta": 1000,
+            "n_palettes": 4,
+            "n_random_lambda": 40,
+            "n_seeds": 2,
+            "lm": LMConfig(n_reviews=200, steps=3, batch_size=8, d_model=32, n_head=2, n_layer=1),
+            "lm_prompts": 6,
+            "fresh_prompts": 6,
+            "k": 4,
+            "max_new_tokens": 12,
+            "quantiles": (0.6,),
+            "lm_seeds": 1,
+            "embedding_coherence": False,
+            "skip_lm": True,
+        },
+    }

@@ -47,7 +47,7 @@ def _cloud(report: Report) -> Figure:
     ax = fig.subplots()
     ax.scatter(pts[~ok, 0], pts[~ok, 1], s=8, c="0.6", label="random λ (misses c)")
     ax.scatter(pts[ok, 0], pts[ok, 1], s=8, c="C2", label="random λ (meets c)")
-    ax.scatter(*rc["map"][:2], marker="*", s=200, c="C3", label="MAP λ*")
+    ax.scatter([rc["map"][0]], [rc["map"][1]], marker="*", s=200, c="C3", label="MAP λ*")
     ax.axvline(rc["c"][0], color="k", ls="--", lw=1)
     ax.axhline(rc["c"][1], color="k", ls="--", lw=1, label="palette c")
     ax.set_xlabel("realised E r₁ (Gaussian, seed 0)")

@@ -118,11 +118,20 @@ def gaussian_seed(config: Config, s: int) -> GaussianRecord:
     _, hist = sequential_lambda(R, c, rounds=config.rounds)
     adam, _ = sequential_lambda(R, c, rounds=config.rounds, solver="adam_log")
     return GaussianRecord(
-        lam_star=lam_star, lam_solver=gaussian_solve(mu, S, c), lam_sample=sol.lam, realized=real,
-        se=_is_se(R, w, real), predicted=gaussian_tilted_mean(lam_star, mu, S),
-        duality_gap=abs(sol.kl - dual_value(sol.lam, R, c)), kl_star=sol.kl, random_kl=rkl,
-        random_feasible=np.all(rr >= c - 1e-9, axis=1), random_realized=rr, seq_history=hist, seq_adam=adam,
-    )  # fmt: skip
+        lam_star=lam_star,
+        lam_solver=gaussian_solve(mu, S, c),
+        lam_sample=sol.lam,
+        realized=real,
+        se=_is_se(R, w, real),
+        predicted=gaussian_tilted_mean(lam_star, mu, S),
+        duality_gap=abs(sol.kl - dual_value(sol.lam, R, c)),
+        kl_star=sol.kl,
+        random_kl=rkl,
+        random_feasible=np.all(rr >= c - 1e-9, axis=1),
+        random_realized=rr,
+        seq_history=hist,
+        seq_adam=adam,
+    )
 
 
 def _random_palettes(R: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -140,8 +149,10 @@ def feasibility_seed(config: Config, s: int) -> FeasibilityRecord:
     rng = np.random.default_rng(s + 2)
     pal = _random_palettes(R, 4 * config.n_palettes, rng)
     margins = np.array([feasibility_margin(R, c) for c in pal])
-    keep = np.r_[np.flatnonzero(margins > BOUNDARY_TOL)[: config.n_palettes],
-                 np.flatnonzero(margins < -BOUNDARY_TOL)[: config.n_palettes]]  # fmt: skip
+    keep = np.r_[
+        np.flatnonzero(margins > BOUNDARY_TOL)[: config.n_palettes],
+        np.flatnonzero(margins < -BOUNDARY_TOL)[: config.n_palettes],
+    ]
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # near the boundary the ESS is small by construction
@@ -156,9 +167,12 @@ def feasibility_seed(config: Config, s: int) -> FeasibilityRecord:
             rows.append((sol.dual_exceeded_ceiling, viol, adam.dual_exceeded_ceiling, aviol))
     a = list(zip(*rows, strict=True))
     return FeasibilityRecord(
-        margin=margins[keep], certified=np.array(a[0], bool), violation=np.array(a[1]),
-        adam_certified=np.array(a[2], bool), adam_violation=np.array(a[3]),
-    )  # fmt: skip
+        margin=margins[keep],
+        certified=np.array(a[0], bool),
+        violation=np.array(a[1]),
+        adam_certified=np.array(a[2], bool),
+        adam_violation=np.array(a[3]),
+    )
 
 
 def _values(config: Config, device: str) -> list[Value]:
@@ -166,10 +180,12 @@ def _values(config: Config, device: str) -> list[Value]:
     return [Lexicon(POSITIVE, NEGATIVE), Conciseness(), Diversity(), coh]
 
 
-def _sample_scored(model: Any, tok: Any, prompts: list[str], values: list[Value], config: Config, seed: int,
-                   device: str) -> tuple[list[str], np.ndarray]:  # fmt: skip
-    cands = sample_candidates(model, tok, prompts, k=config.k, max_new_tokens=config.max_new_tokens, seed=seed,
-                              device=device)  # fmt: skip
+def _sample_scored(
+    model: Any, tok: Any, prompts: list[str], values: list[Value], config: Config, seed: int, device: str
+) -> tuple[list[str], np.ndarray]:
+    cands = sample_candidates(
+        model, tok, prompts, k=config.k, max_new_tokens=config.max_new_tokens, seed=seed, device=device
+    )
     return cands, score_values(values, [p for p in prompts for _ in range(config.k)], cands)
 
 
@@ -216,10 +232,20 @@ def decode_seed(config: Config, s: int, values: list[Value], device: str) -> Dec
         exp[name] = (Rf.reshape(len(values), -1, config.k) * w[None]).sum(axis=2).mean(axis=1)
         ess[name] = float(np.mean(1.0 / np.sum(w**2, axis=1)))
     return DecodeRecord(
-        losses=(float(losses[0]), float(losses[-1])), grammatical=float(np.mean([bool(GRAMMAR.match(t)) for t in cands])),
-        palettes=pal, c=c, sd=sd, lams=lams, fresh_mean=mean, fresh_se=se, fresh_expected=exp, fresh_ess=ess,
-        kept=kept, dev_shortfall_eq=(c - dev_eq) / np.where(sd > 0, sd, 1.0), coherence=type(values[-1]).__name__,
-    )  # fmt: skip
+        losses=(float(losses[0]), float(losses[-1])),
+        grammatical=float(np.mean([bool(GRAMMAR.match(t)) for t in cands])),
+        palettes=pal,
+        c=c,
+        sd=sd,
+        lams=lams,
+        fresh_mean=mean,
+        fresh_se=se,
+        fresh_expected=exp,
+        fresh_ess=ess,
+        kept=kept,
+        dev_shortfall_eq=(c - dev_eq) / np.where(sd > 0, sd, 1.0),
+        coherence=type(values[-1]).__name__,
+    )
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
@@ -235,11 +261,13 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
             dec = [decode_seed(config, s, values, device) for s in track(lm_seeds, desc="lm decoding")]
     cl, metrics = claims(gauss, feas, dec, config, seeds, lm_seeds)
     lm_note = (
-        "Data B skipped (skip_lm: the smoke scale)." if not dec else
-        f"Data B: tiny GPT-2 ({config.lm.n_layer} layers, d {config.lm.d_model}, {config.lm.steps} SFT steps of "
+        "Data B skipped (skip_lm: the smoke scale)."
+        if not dec
+        else f"Data B: tiny GPT-2 ({config.lm.n_layer} layers, d {config.lm.d_model}, "
+        f"{config.lm.steps} SFT steps of "
         f"{config.lm.batch_size}) per seed {list(lm_seeds)}; {config.lm_prompts} dev prompts and "
         f"{config.fresh_prompts} fresh prompts x K = {config.k}; coherence = {dec[0].coherence}."
-    )  # fmt: skip
+    )
     notes = [
         f"Data A: Gaussian rewards N(μ, Σ) (m = 3, corr(r1, r2) = −0.5), n = {config.n_gauss}, palette μ + "
         f"{list(config.gauss_shift)}; bounded Beta-copula rewards, n = {config.n_beta}; seeds {list(seeds)}.",
