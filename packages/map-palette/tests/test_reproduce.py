@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from map_palette.data import NEGATIVE, POSITIVE
+from map_palette.data import NEGATIVE, POSITIVE, review_corpus
 from map_palette.decode import selection_weights
 from map_palette.reproduce import Config, run
 from map_palette.reproduce.claims import decode_summary, gaussian_summary
@@ -43,11 +43,7 @@ def test_scales_differ_where_the_spec_says() -> None:
         Config(quantiles=(0.5,))
 
 
-def test_lm_decoding_records_at_smoke_scale() -> None:
-    """The data B path (tiny LM, sampling, per-prompt dual, fresh prompts) on a 1-layer model."""
-    cfg = Config.at_scale("smoke", skip_lm=False)
-    vals = [Lexicon(POSITIVE, NEGATIVE), Conciseness(), Diversity(), BagOfWordsCoherence()]
-    rec = RUN.decode_seed(cfg, 0, vals, "cpu")
+def _check_decode_record(rec, cfg) -> None:  # type: ignore[no-untyped-def]
     m, P = 4, cfg.fresh_prompts
     assert rec.kept["map"].shape == (m, P) and set(rec.fresh_mean) >= {"map", "equal-weight", "map-joint"}
     assert rec.lams["equal-weight"].sum() == pytest.approx(rec.lams["map"].sum())
@@ -57,3 +53,42 @@ def test_lm_decoding_records_at_smoke_scale() -> None:
     assert ds["a"].shape == (1, P)
     w = selection_weights(np.zeros((m, P * cfg.k)), rec.lams["map"], cfg.k)
     assert w == pytest.approx(np.full((P, cfg.k), 1 / cfg.k))
+
+
+VALUES = [Lexicon(POSITIVE, NEGATIVE), Conciseness(), Diversity(), BagOfWordsCoherence()]
+
+
+def test_decoding_pipeline_on_grammar_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data B path without transformers: p0's samples are drawn from the grammar itself."""
+
+    def fake_lm(config, *, seed, device):  # type: ignore[no-untyped-def]
+        return None, None, [5.0, 1.0]
+
+    def fake_samples(model, tok, prompts, *, k, max_new_tokens, seed, device, batch_size=256):  # type: ignore[no-untyped-def]
+        corpus = review_corpus(len(prompts) * k, seed=seed)
+        return [r.continuation for r in corpus]
+
+    monkeypatch.setattr(RUN, "train_review_lm", fake_lm)
+    monkeypatch.setattr(RUN, "sample_candidates", fake_samples)
+    cfg = Config.at_scale("smoke", skip_lm=False, lm_prompts=40, fresh_prompts=40, k=8)
+    rec = RUN.decode_seed(cfg, 0, VALUES, "cpu")
+    _check_decode_record(rec, cfg)
+    assert rec.grammatical == 1.0 and rec.palettes[0.6]["status"] == "feasible"
+    report_claims, _ = claims_of(cfg, rec)
+    assert {"gate-lm-substrate", "map-decoding-meets-palette", "equal-weight-misses"} <= report_claims
+
+
+def claims_of(cfg, rec):  # type: ignore[no-untyped-def]
+    from map_palette.reproduce.claims import claims
+
+    gauss = [RUN.gaussian_seed(cfg, 0)]
+    feas = [RUN.feasibility_seed(cfg, 0)]
+    cl, metrics = claims(gauss, feas, [rec], cfg, (0,), (0,))
+    return {c.name for c in cl}, metrics
+
+
+@pytest.mark.slow
+def test_lm_decoding_records_at_smoke_scale() -> None:
+    """The data B path with the real tiny LM (transformers; ~20 CPU-s of imports here)."""
+    cfg = Config.at_scale("smoke", skip_lm=False)
+    _check_decode_record(RUN.decode_seed(cfg, 0, VALUES, "cpu"), cfg)

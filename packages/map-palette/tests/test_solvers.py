@@ -111,6 +111,7 @@ def test_per_prompt_lp_is_the_block_simplex_problem() -> None:
         solve_lambda(R, [top + 1e-3], normalization="per_prompt", prompt_ids=ids)
 
 
+@pytest.mark.slow
 def test_numpy_adam_is_torch_adam_on_log_lambda() -> None:
     """The official optimiser (torch.optim.Adam on τ = log λ, lr 0.1, from λ = 1) step for step."""
     import torch

