@@ -42,10 +42,15 @@ def gaussian_summary(gauss: list[Any], config: Config) -> dict[str, Any]:
     }
 
 
+def _short(d: Any, method: str) -> np.ndarray:
+    """(m,) shortfall (c − mean of kept samples) in standard errors (an SE of 0 counts as 1e-12)."""
+    return (d.c - d.fresh_mean[method]) / np.maximum(d.fresh_se[method], 1e-12)
+
+
 def decode_summary(dec: list[Any], config: Config) -> dict[str, Any]:
     tgt = [VALUE_NAMES.index(t) for t in TARGETED]
-    map_short = [float(np.max(((d.c - d.fresh_mean["map"]) / d.fresh_se["map"])[tgt])) for d in dec]
-    eq_short = [float(np.max((d.c - d.fresh_mean["equal-weight"]) / d.fresh_se["equal-weight"])) for d in dec]
+    map_short = [float(np.max(_short(d, "map")[tgt])) for d in dec]
+    eq_short = [float(np.max(_short(d, "equal-weight"))) for d in dec]
     j = [int(np.argmax(d.dev_shortfall_eq)) for d in dec]  # the value equal weight misses most, chosen on dev
     a = np.stack([d.kept["map"][jj] / d.sd[jj] for d, jj in zip(dec, j, strict=True)])
     b = np.stack([d.kept["equal-weight"][jj] / d.sd[jj] for d, jj in zip(dec, j, strict=True)])
