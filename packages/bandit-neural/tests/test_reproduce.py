@@ -14,11 +14,14 @@ from bandit_neural.reproduce import (
     LINEAR_CASES,
     SQUARE_CASES,
     Case,
+    CaseRecord,
     Config,
+    Margins,
     play,
     plots,
     run,
 )
+from bandit_neural.reproduce.claims import SOURCES
 from shared_testing import assert_identical
 
 TINY = dataclasses.replace(Config.smoke(), T=12, cases=COSINE_CASES, width=8, train_steps=3)
@@ -55,8 +58,8 @@ def test_smoke_claims_are_computed_from_the_core():
 def test_worker_processes_give_the_same_numbers_as_in_process():
     one = run(TINY, seed=1)
     two = run(dataclasses.replace(TINY, workers=2), seed=1)
-    for key, case in one.metrics["cases"].items():
-        np.testing.assert_array_equal(case["R_T_per_seed"], two.metrics["cases"][key]["R_T_per_seed"])
+    for case, record in one.metrics["cases"].items():
+        np.testing.assert_array_equal(record.R_T_per_seed, two.metrics["cases"][case].R_T_per_seed)
     assert [c.observed for c in one.claims] == [c.observed for c in two.claims]
 
 
@@ -84,9 +87,9 @@ def test_scales():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"T": 3}, "T must be >= 4"),
-        ({"n_seeds": 0}, "n_seeds must be an int >= 1"),
-        ({"workers": 0}, "workers must be an int >= 1"),
+        ({"T": 3}, "T must be an integer >= 4"),
+        ({"n_seeds": 0}, "n_seeds must be an integer >= 1"),
+        ({"workers": 0}, "workers must be an integer >= 1"),
         ({"cases": COSINE_CASES[:3]}, "missing"),
     ],
 )
@@ -98,7 +101,7 @@ def test_bad_configs(kwargs, match):
 def test_bad_cases():
     with pytest.raises(ValueError, match="utility must be one of"):
         Case("sine", "NDB-UCB")
-    with pytest.raises(ValueError, match="unknown algorithm"):
+    with pytest.raises(ValueError, match="algorithm must be one of"):
         Case("cosine", "NDB-EXP3")
     with pytest.raises(ValueError, match="neural algorithms only"):
         Case("cosine", "LinDB-UCB", diagonal=True)
@@ -114,3 +117,13 @@ def test_plots_have_labelled_axes_and_legends():
         for ax in fig.axes:
             assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
             assert ax.get_legend() is not None
+
+
+def test_records_are_typed_and_the_margins_set_the_bounds():
+    report = run(TINY, seed=0)
+    cases = report.metrics["cases"]
+    assert all(isinstance(c, Case) and isinstance(r, CaseRecord) for c, r in cases.items())
+    assert [str(c) for c in cases] == [c.key for c in TINY.cases]  # the results.json keys
+    strict = run(dataclasses.replace(TINY, margins=Margins(cosine_ucb_ratio_max=0.1)), seed=0).claims[0]
+    assert strict.high == 0.1 and strict.observed == report.claims[0].observed
+    assert {c.name for c in report.claims} <= set(SOURCES)

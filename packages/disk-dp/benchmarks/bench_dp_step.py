@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from disk_dp import epsilon, load, make_closure, make_disk_sgd, make_dp_sgd, mlp, noise_for_epsilon
 from disk_dp.clipping import per_sample_grads
-from disk_dp.train import cross_entropy, steps_for_epochs
+from disk_dp.training import cross_entropy, steps_for_epochs
 
 
 def main() -> None:

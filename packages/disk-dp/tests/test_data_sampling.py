@@ -9,7 +9,7 @@ from disk_dp.data import load
 from disk_dp.models import logistic, mlp
 from disk_dp.quadratic import noisy_quadratic_problem
 from disk_dp.sampling import PoissonSampler, poisson_batch
-from disk_dp.train import evaluate, steps_for_epochs, train
+from disk_dp.training import evaluate, steps_for_epochs, train
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -33,11 +33,11 @@ def test_poisson_batches_can_be_empty_and_are_reproducible(device):
 
 def test_sampler_bad_input():
     gen = torch.Generator()
-    with pytest.raises(ValueError, match=r"sampling rate q must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"sampling rate q must be a finite number in \(0, 1\]"):
         PoissonSampler(10, 0.0, 5, gen)
-    with pytest.raises(ValueError, match="n must be an int >= 1"):
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
         PoissonSampler(0, 0.5, 5, gen)
-    with pytest.raises(TypeError, match=r"generator must be a torch.Generator"):
+    with pytest.raises(TypeError, match=r"generator must be a Generator"):
         PoissonSampler(10, 0.5, 5, 0)  # type: ignore[arg-type]
 
 

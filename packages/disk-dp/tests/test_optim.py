@@ -10,7 +10,7 @@ import torch
 from disk_dp import optim as O
 from disk_dp.models import mlp
 from disk_dp.quadratic import linear_model, noisy_quadratic_problem, squared_error
-from disk_dp.train import cross_entropy
+from disk_dp.training import cross_entropy
 from torch import nn
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -229,12 +229,14 @@ def test_bad_input():
     model = mlp(3, 3, 2)
     dp = {"noise_multiplier": 1.0, "max_grad_norm": 1.0, "expected_batch_size": 4}
     for kappa in (0.0, -0.1, 1.01):
-        with pytest.raises(ValueError, match=r"kappa \(the Kalman gain\) must be in \(0, 1\]"):
+        with pytest.raises(
+            ValueError, match=r"kappa \(the Kalman gain\) must be a finite number in \(0, 1\]"
+        ):
             O.make_disk_sgd(model, 0.1, kappa=kappa, **dp)
     for gamma in (0.0, -1.0, math.nan):
         with pytest.raises(ValueError, match="gamma must be a finite number > 0"):
             O.make_disk_sgd(model, 0.1, gamma=gamma, **dp)
-    with pytest.raises(TypeError, match="kappa must be a number"):
+    with pytest.raises(TypeError, match=r"kappa \(the Kalman gain\) must be a finite number"):
         O.make_disk_sgd(model, 0.1, kappa="0.7", **dp)  # type: ignore[arg-type]
     with pytest.warns(UserWarning, match="amplifies the gradient difference"):
         O.make_disk_sgd(model, 0.1, kappa=0.5, gamma=0.1, **dp)  # c = 10
@@ -260,7 +262,7 @@ def test_bad_input():
 def test_nonfinite_per_sample_gradients_are_refused_or_dropped_and_counted():
     """One NaN example in 8 used to make every parameter NaN after one step (clipping cannot bound a NaN)."""
     from disk_dp import make_closure, make_dp_sgd, mlp
-    from disk_dp.train import cross_entropy
+    from disk_dp.training import cross_entropy
 
     x = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
     x[3, 1] = float("nan")

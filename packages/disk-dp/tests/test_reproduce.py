@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from disk_dp.quadratic import noisy_quadratic_problem
-from disk_dp.reproduce import QUAD_METHODS, Config, quadratic_run, run
+from disk_dp.reproduce import QUAD_METHODS, Case, CaseRecord, Config, Margins, QuadRecord, quadratic_run, run
+from disk_dp.reproduce.claims import SOURCES
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -19,8 +20,11 @@ def test_scales_and_validation():
         Config(methods=("DP-Adam",))
     with pytest.raises(ValueError, match="datasets must include 'digits'"):
         Config(datasets=("breast_cancer",))
-    with pytest.raises(ValueError, match="epochs must be an int >= 1"):
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         Config(epochs=0)
+    with pytest.raises(TypeError, match="tune_lr must be a bool"):
+        Config(tune_lr=1)
+    assert Config(margins=Margins(sgd_gain_min=0.5)).margins.sgd_gain_min == 0.5
     with pytest.raises(ValueError, match=r"eps_values must be > 0 and include 1.0"):
         Config(eps_values=(4.0,))
 
@@ -71,6 +75,11 @@ def test_smoke_run_has_every_claim():
         "privacy-parity-disk-dp-sgd",
         "accountant-matches-reference",
     }
+    assert names <= set(SOURCES)
+    case = Case("digits", 1.0, "DiSK-SGD")
+    assert str(case) == "digits/eps=1/DiSK-SGD"  # the results.json key
+    assert isinstance(report.metrics["classification"][case], CaseRecord)
+    assert isinstance(report.metrics["quadratic"]["DP-SGD"], QuadRecord)
     by = {c.name: c for c in report.claims}
     assert by["privacy-parity-disk-dp-sgd"].observed == 0.0
     assert by["accountant-matches-reference"].observed < 1e-6

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from ntk_divergence.data import pd_stress_set, synthetic_sphere
-from ntk_divergence.kernels import erf_expectations, fc_ntk, relu_expectations
+from ntk_divergence.kernels import erf_expectations, fc_ntk, relu_expectations, resnet_ntk
 from scipy.special import erf, roots_hermitenorm
 from scipy.stats import multivariate_normal
 
@@ -98,8 +98,44 @@ def test_strict_pd_with_bias_singular_without():
     assert abs(np.linalg.eigvalsh(theta0)[0]) < 1e-10
 
 
+def test_resnet_one_block_diagonal_and_alpha_zero():
+    """Hand-derived: B = 1, ReLU, s = |x|^2 + 1, q = s + 1: Theta(x, x) = 2 s + 1 + alpha^2 (3q/2 + s/2)
+    (readout C + 1 = s + alpha^2 q/2 + 1; V: alpha^2 q/2; W, b: alpha^2 q/2; input: (1 + alpha^2/2) s).
+    alpha = 0 leaves the linear network W^(0) x + b read out: Theta = 2 (x.x' + 1) + 1."""
+    X = np.random.default_rng(3).standard_normal((5, 4)) * 1.3
+    s = (X**2).sum(axis=1) + 1
+    for alpha in (0.5, 1.0, 2.0):
+        theta, sigma = resnet_ntk(X, n_blocks=1, alpha=alpha)
+        assert np.diag(theta) == pytest.approx(2 * s + 1 + alpha**2 * (1.5 * (s + 1) + 0.5 * s))
+        assert np.diag(sigma) == pytest.approx(s + alpha**2 * (s + 1) / 2 + 1)
+    theta0, _ = resnet_ntk(X, n_blocks=3, alpha=0.0)
+    assert theta0 == pytest.approx(2 * (X @ X.T + 1) + 1)
+
+
+@pytest.mark.parametrize("n_blocks", [1, 2, 4])
+@pytest.mark.parametrize("activation", ["relu", "erf"])
+def test_resnet_symmetric_strict_pd_and_cross_blocks(n_blocks, activation):
+    X = pd_stress_set(20, 5, seed=n_blocks)
+    theta, sigma = resnet_ntk(X, n_blocks=n_blocks, activation=activation)
+    assert np.allclose(theta, theta.T) and np.allclose(sigma, sigma.T)
+    floor = 1e-6 if activation == "relu" else -1e-9  # strict PD is the ReLU theorem; erf: PSD
+    assert np.linalg.eigvalsh(theta)[0] > floor * np.trace(theta) / 20
+    assert np.linalg.eigvalsh(sigma)[0] > -1e-9 * np.trace(sigma)
+    cross, _ = resnet_ntk(X[:5], X[5:], n_blocks=n_blocks, activation=activation)
+    assert cross == pytest.approx(theta[:5, 5:])
+    theta_nb, _ = resnet_ntk(X, n_blocks=n_blocks, activation=activation, bias=0.0)
+    if activation == "relu":  # positively homogeneous without biases: singular on the pair (x, 2x)
+        assert abs(np.linalg.eigvalsh(theta_nb)[0]) < 1e-9 * np.trace(theta_nb)
+
+
 def test_bad_inputs():
     X = np.ones((3, 2))
+    with pytest.raises(ValueError, match=r"activation.*relu.*erf"):
+        resnet_ntk(X, activation="gelu")
+    with pytest.raises(ValueError, match="n_blocks"):
+        resnet_ntk(X, n_blocks=0)
+    with pytest.raises(ValueError, match="alpha"):
+        resnet_ntk(X, alpha=-1.0)
     with pytest.raises(ValueError, match=r"activation.*relu.*erf"):
         fc_ntk(X, activation="tanh")
     with pytest.raises(ValueError, match="depth"):

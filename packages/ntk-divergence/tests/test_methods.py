@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ntk_divergence.data import synthetic_sphere
-from ntk_divergence.methods import METHODS, kernel_gd, run_method
+from ntk_divergence.data import digits, synthetic_sphere
+from ntk_divergence.methods import METHODS, kernel_gd, limiting_ntk, run_method
 from shared_testing.battery import MethodBattery, MethodCase
 
 
@@ -14,15 +14,36 @@ def small_inputs():
     return {"X": X, "y": y, "width": 16, "steps": 50, "n_checkpoints": 4}
 
 
+def resnet_inputs():
+    return small_inputs() | {"arch": "resnet", "lr": 0.25}
+
+
+def softmax_inputs():
+    X, y = digits(12, classes=(0, 1, 2), seed=0)
+    return {"X": X, "y": y, "width": 16, "steps": 30, "n_checkpoints": 4, "lr": 0.5}
+
+
+BAD = {"width": 0, "steps": 0, "lr": -1.0, "arch": "cnn", "depth": 0}
+
+
 class TestMethods(MethodBattery):
     @classmethod
     def cases(cls):
         return [
-            MethodCase(
-                name, call=info.call, inputs=small_inputs, bad_inputs={"width": 0, "steps": 0, "lr": -1.0}
-            )
+            MethodCase(f"{name}{tag}", call=info.call, inputs=inputs, bad_inputs=BAD)
             for name, info in METHODS.items()
+            for tag, inputs in (("", small_inputs), ("/resnet", resnet_inputs), ("/softmax", softmax_inputs))
         ]
+
+
+def test_softmax_baselines_share_f0_and_kernel_ce_uses_theta_kron_identity():
+    kw = softmax_inputs()
+    ce, lin = run_method("network-ce", seed=1, **kw), run_method("linearised-ce", seed=1, **kw)
+    kern = run_method("kernel-ce", seed=1, **kw)
+    assert ce.outputs.shape == (len(ce.steps), 12, 3) and ce.outputs[0] == pytest.approx(lin.outputs[0])
+    assert ce.lambda_min[0] == pytest.approx(lin.lambda_min[0])
+    theta = limiting_ntk(kw["X"])
+    assert kern.lambda_min[0] == pytest.approx(np.linalg.eigvalsh(theta)[0])
 
 
 def test_same_seed_shares_theta0_across_methods():

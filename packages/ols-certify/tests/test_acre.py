@@ -139,8 +139,8 @@ def test_conclusion_already_lost_gives_zero_and_exhaustion_is_flagged(rng):
         ({"coef": "z"}, ValueError, "not a column name"),
         ({"coef": 1.5}, TypeError, "int column index"),
         ({"coef": 1, "k_max": 40}, ValueError, "k_max must be < n = 40"),
-        ({"coef": 1, "k_max": 0}, ValueError, "k_max must be >= 1"),
-        ({"coef": 1, "k_max": 2.0}, TypeError, "k_max must be an int"),
+        ({"coef": 1, "k_max": 0}, ValueError, "k_max must be an integer >= 1"),
+        ({"coef": 1, "k_max": 2.0}, TypeError, "k_max must be an integer"),
     ],
 )
 def test_bad_arguments(rng, kwargs, err, match):

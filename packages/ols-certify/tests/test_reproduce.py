@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from ols_certify import certify, kzc21
 from ols_certify.data import diabetes, fixed_effects, gaussian, tiny_instance
-from ols_certify.reproduce import Config, plots, run
+from ols_certify.reproduce import Case, CaseRecord, Config, plots, run
+from ols_certify.reproduce.claims import SOURCES
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +30,16 @@ def test_smoke_claims_are_computed_from_the_core(smoke_report):
     cert = certify(X, y, coef, ("se", 2.0), k_max=int(0.1 * cfg.gauss_n))
     kz = kzc21(X, y, coef, int(0.1 * cfg.gauss_n), ("se", 2.0))
     assert smoke_report.claims[2].observed == pytest.approx(kz.k / cert.k_lb)
-    case = smoke_report.metrics["cases"]["gaussian d=10 seed=3 (τ = 2·SE)"]
-    assert case["k_lb"] == cert.k_lb and case["k_kzc"] == kz.k
+    gauss = Case("gaussian", d=10, seed=3, se_multiple=2.0)
+    assert str(gauss) == "gaussian d=10 seed=3 (τ = 2·SE)"  # the results.json key
+    case = smoke_report.metrics["cases"][gauss]
+    assert isinstance(case, CaseRecord) and case.k_lb == cert.k_lb and case.k_kzc == kz.k
     assert smoke_report.claims[0].observed == 1.0  # soundness holds even at smoke scale
+    assert set(names) <= set(SOURCES)  # every claim has its source
     X, y, coef, _ = diabetes("bmi")
-    bmi = smoke_report.metrics["cases"]["diabetes bmi (sign)"]
-    assert bmi["k_lb"] == certify(X, y, coef, k_max=44).k_lb
-    assert bmi["k_lb_spectral"] == certify(X, y, coef, k_max=44, spectral=True).k_lb >= bmi["k_lb"]
+    bmi = smoke_report.metrics["cases"][Case("diabetes", coef="bmi")]
+    assert bmi.k_lb == certify(X, y, coef, k_max=44).k_lb
+    assert bmi.k_lb_spectral == certify(X, y, coef, k_max=44, spectral=True).k_lb >= bmi.k_lb
 
 
 def test_plots_have_labelled_axes_and_legends(smoke_report):

@@ -19,12 +19,12 @@ V_t = V_{t−1} + φ(x_t) φ(x_t)ᵀ.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Protocol
 
 import numpy as np
 import torch
 from paperkit import torch_threads  # tiny per-round ops: extra threads only add synchronisation
+from paperkit.validation import check_int, check_positive
 
 from bandit_neural.confidence import GramInverse
 from bandit_neural.models import LinearUtility, NeuralUtility
@@ -45,11 +45,7 @@ class UtilityModel(Protocol):
 
 
 def _positive(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return float(value)
+    return float(check_positive(value, name))
 
 
 class _Data:
@@ -165,11 +161,7 @@ class _Bandit:
 
     @staticmethod
     def _arm(name: str, a: Any, k: int) -> int:
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-            raise TypeError(f"arm index {name} must be an int, got {type(a).__name__}")
-        if not 0 <= a < k:
-            raise ValueError(f"arm index {name} = {a} is out of range for K = {k} arms")
-        return int(a)
+        return check_int(a, f"arm index {name} (for K = {k} arms)", low=0, high=k - 1)
 
     def _refit(self) -> None:
         self.n_rounds += 1
@@ -257,11 +249,7 @@ class GLMBandit(_Bandit):
 
 
 def _check_d(d: Any) -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-        raise TypeError(f"d must be an int, got {type(d).__name__}")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
-    return int(d)
+    return check_int(d, "d", low=1)
 
 
 def _make_neural(

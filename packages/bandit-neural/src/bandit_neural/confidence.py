@@ -8,6 +8,7 @@ does every round). The diagonal approximation of NeuralUCB's practical code keep
 from __future__ import annotations
 
 import torch
+from paperkit.validation import check_int, check_positive
 
 from bandit_neural.nets import torch_device
 
@@ -36,10 +37,8 @@ class GramInverse:
         device: str | torch.device = "cpu",
         dtype: torch.dtype = torch.float64,
     ) -> None:
-        if p < 1:
-            raise ValueError(f"p must be >= 1, got {p}")
-        if not reg > 0:
-            raise ValueError(f"the prior precision reg must be > 0, got {reg}")
+        check_int(p, "p", low=1)
+        check_positive(reg, "reg (the prior precision)")
         if not diagonal and p > MAX_DENSE_PARAMS:
             raise ValueError(
                 f"a dense {p}x{p} V⁻¹ is too large (p > {MAX_DENSE_PARAMS}); "

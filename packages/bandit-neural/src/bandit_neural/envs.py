@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from paperkit.validation import check_int, check_seed
 
 Array = NDArray[np.float64]
 UTILITIES = ("square", "cosine", "linear")
@@ -51,15 +52,10 @@ class _SyntheticBandit:
         square_scale: float = 10.0,
         cosine_freq: float = 3.0,
     ) -> None:
-        for name, value in (("d", d), ("K", K), ("seed", seed)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-        if d < 1:
-            raise ValueError(f"d must be >= 1, got {d}")
-        if self.min_arms > K:
+        check_int(d, "d", low=1)
+        if check_int(K, "K") < self.min_arms:
             raise ValueError(f"{type(self).__name__} needs K >= {self.min_arms} arms, got K = {K}")
-        if seed < 0:
-            raise ValueError(f"seed must be >= 0, got {seed}")
+        check_seed(seed)
         self.d, self.K, self.seed = int(d), int(K), int(seed)
         if theta is None:
             th = np.random.default_rng([self.seed, _THETA_STREAM]).standard_normal(self.d)
@@ -78,8 +74,7 @@ class _SyntheticBandit:
         self._last: tuple[int, Array, Array] | None = None
 
     def _round(self, t: int) -> tuple[Array, Array]:
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:
-            raise ValueError(f"round t must be an int >= 0, got {t!r}")
+        check_int(t, "round t", low=0)
         if self._last is None or self._last[0] != t:
             z = np.random.default_rng([self.seed, _CONTEXT_STREAM, int(t)]).standard_normal((self.K, self.d))
             x = z / np.linalg.norm(z, axis=1, keepdims=True)
@@ -104,10 +99,7 @@ class _SyntheticBandit:
         return float(np.random.default_rng([self.seed, _LABEL_STREAM, int(t)]).random())
 
     def _index(self, name: str, a: Any) -> int:
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-            raise TypeError(f"arm index {name} must be an int, got {type(a).__name__}")
-        if not 0 <= a < self.K:
-            raise ValueError(f"arm index {name} = {a} is out of range for K = {self.K}")
+        check_int(a, f"arm index {name} (for K = {self.K} arms)", low=0, high=self.K - 1)
         return int(a)
 
 

@@ -24,6 +24,7 @@ import math
 import torch
 import torch.nn.functional as F
 from paperkit import torch_threads  # tiny per-round ops: extra threads only add synchronisation
+from paperkit.validation import check_int, check_positive
 
 from bandit_neural.nets import (
     MLP,
@@ -79,13 +80,10 @@ class NeuralUtility:
         device: str | torch.device = "cpu",
         dtype: torch.dtype = torch.float64,
     ) -> None:
-        if not reg >= 0 or not math.isfinite(reg):
-            raise ValueError(f"reg must be a finite number >= 0, got {reg}")
-        if not lr > 0:
-            raise ValueError(f"lr must be > 0, got {lr}")
-        for name, value in (("train_steps", train_steps), ("train_every", train_every)):
-            if value < 1:
-                raise ValueError(f"{name} must be >= 1, got {value}")
+        check_positive(reg, "reg", strict=False)
+        check_positive(lr, "lr")
+        check_int(train_steps, "train_steps", low=1)
+        check_int(train_every, "train_every", low=1)
         gen = torch.Generator().manual_seed(seed)
         self.net = MLP(d, width, depth, symmetric=symmetric, generator=gen, device=device, dtype=dtype)
         self.theta0 = [w.detach().clone() for w in self.net.weights]
@@ -177,8 +175,7 @@ class LinearUtility:
         device: str | torch.device = "cpu",
         dtype: torch.dtype = torch.float64,
     ) -> None:
-        if not lam > 0:
-            raise ValueError(f"lam must be > 0, got {lam}")
+        check_positive(lam, "lam")
         self.d = self.p = d
         self.lam = float(lam)
         self.w = torch.zeros(d, device=torch_device(device), dtype=dtype)

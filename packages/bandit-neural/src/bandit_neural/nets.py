@@ -17,6 +17,7 @@ import math
 
 import torch
 from paperkit import DeviceError, resolve_device
+from paperkit.validation import check_int
 from torch import nn
 
 
@@ -33,13 +34,9 @@ def torch_device(device: str | torch.device) -> torch.device:
 
 
 def _check_width_depth(d: int, width: int, depth: int, symmetric: bool) -> None:
-    for name, value in (("d", d), ("width", width), ("depth", depth)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
-    if depth < 2:
-        raise ValueError(f"depth (number of weight layers L) must be >= 2, got {depth}")
+    check_int(d, "d", low=1)
+    check_int(width, "width")
+    check_int(depth, "depth (number of weight layers L)", low=2)
     if width < 2 or (symmetric and width % 2):
         raise ValueError(f"width m must be an even integer >= 2 for the symmetric init, got {width}")
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from paperkit.validation import check_int
 
 from bandit_neural.envs import ContextualBinaryEnv, ContextualDuelingEnv
 
@@ -47,9 +48,7 @@ class RunLog:
 
 
 def _check_T(T: Any) -> int:
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an int >= 1, got {T!r}")
-    return int(T)
+    return check_int(T, "T", low=1)
 
 
 def run_dueling(env: ContextualDuelingEnv, algo: Any, T: int) -> RunLog:

@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from paperkit.validation import check_int, check_positive, check_probability
 from scipy import integrate, special
 
 # Opacus' default orders (opacus/accountants/rdp.py): 1.1, 1.2, ..., 10.9 and 12, 13, ..., 63.
@@ -34,10 +35,8 @@ _FRAC_TERMS = 2000  # series length for fractional orders; terms decay like i^-(
 
 
 def _check_q_sigma(q: float, sigma: float) -> None:
-    if not (isinstance(q, (int, float)) and 0.0 <= q <= 1.0):
-        raise ValueError(f"sampling rate q must be a number in [0, 1], got {q!r}")
-    if not (isinstance(sigma, (int, float)) and sigma >= 0.0 and math.isfinite(sigma)):
-        raise ValueError(f"noise multiplier sigma must be a finite number >= 0, got {sigma!r}")
+    check_probability(q, "sampling rate q")
+    check_positive(sigma, "noise multiplier sigma", strict=False)
 
 
 def _orders_array(orders: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -212,8 +211,7 @@ def epsilon(
 
     ``sigma == 0`` (non-private debugging) gives ``inf``.
     """
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    check_int(steps, "steps", low=0)
     check_delta(delta)
     if q == 0.0 or steps == 0:
         return 0.0  # nothing released (the RDP -> DP conversion alone would add a small positive slack)
@@ -235,8 +233,7 @@ def noise_for_epsilon(
     epsilon is decreasing in sigma, so bisection on [lo, hi] (hi doubled until feasible) converges; the
     returned sigma is the upper end, so its epsilon is at most ``eps``. ``tol``: relative width at stop.
     """
-    if not (isinstance(eps, (int, float)) and eps > 0.0 and math.isfinite(eps)):
-        raise ValueError(f"target epsilon must be a finite number > 0, got {eps!r}")
+    check_positive(eps, "target epsilon")
     check_delta(delta)
     _check_q_sigma(q, 1.0)
     if q == 0.0 or steps == 0:

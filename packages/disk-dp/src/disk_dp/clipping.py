@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_number
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
@@ -138,8 +139,8 @@ def per_sample_grads(
         targets: (B, ...) labels.
         method: ``"auto"`` (the closed form for a linear chain, ``vmap`` otherwise) or ``"vmap"``.
         summed: the caller guarantees that ``loss_fn`` on a batch is the *sum* of its per-example losses
-            (``reduction="sum"``, as :func:`disk_dp.train.cross_entropy`); the linear-chain path then calls it
-            once on the batch instead of ``vmap`` over examples. Ignored by the ``vmap`` path.
+            (``reduction="sum"``, as :func:`disk_dp.training.cross_entropy`); the linear-chain path then
+            calls it once on the batch instead of ``vmap`` over examples. Ignored by the ``vmap`` path.
 
     Returns:
         ``{name: (B, *param.shape)}`` for every trainable parameter (frozen ones are constants).
@@ -191,8 +192,7 @@ def clip_flat(
     Returns:
         (clipped grads with the same shapes, (B,) norms before clipping).
     """
-    if not max_norm > 0:
-        raise ValueError(f"max_grad_norm must be > 0, got {max_norm!r}")
+    check_number(max_norm, "max_grad_norm", low=0, low_open=True, finite=False)
     tensors = list(grads.values())
     sq = torch.stack([g.flatten(1).pow(2).sum(1) for g in tensors]).sum(0)
     norms = sq.sqrt()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import torch
+from paperkit.validation import check_int
 from torch import nn
 
 
@@ -23,8 +24,7 @@ def mlp(
 ) -> nn.Module:
     """``Linear(d_in, hidden) -> tanh -> Linear(hidden, d_out)``; 64->64->10 has 4 810 parameters."""
     for name, v in (("d_in", d_in), ("hidden", hidden), ("d_out", d_out)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        check_int(v, name, low=1)
     net = nn.Sequential(nn.Linear(d_in, hidden), nn.Tanh(), nn.Linear(hidden, d_out)).to(device)
     gen = torch.Generator(device=device).manual_seed(seed)
     for layer in net:

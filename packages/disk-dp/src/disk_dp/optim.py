@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import NotRequired, TypedDict, Unpack
 
 import torch
+from paperkit.validation import check_number, check_probability
 from torch import nn
 
 from disk_dp.clipping import LossFn, check_dp_compatible, per_sample_grads, trainable_parameters
@@ -44,14 +45,7 @@ def make_closure(
 
 
 def _positive(name: str, value: object, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    v = float(value)
-    ok = (v >= 0 if allow_zero else v > 0) and (allow_inf or math.isfinite(v)) and not math.isnan(v)
-    if not ok:
-        rng = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a {'' if allow_inf else 'finite '}number {rng}, got {value!r}")
-    return v
+    return check_number(value, name, low=0, low_open=not allow_zero, finite=not allow_inf)
 
 
 class DPOptimizer:
@@ -201,10 +195,7 @@ class DiSK(DPOptimizer):
         seed: int = 0,
         nonfinite: str = "raise",
     ) -> None:
-        if isinstance(kappa, bool) or not isinstance(kappa, (int, float)):
-            raise TypeError(f"kappa must be a number, got {type(kappa).__name__}")
-        if not 0.0 < kappa <= 1.0:
-            raise ValueError(f"kappa (the Kalman gain) must be in (0, 1], got {kappa!r}")
+        kappa = check_probability(kappa, "kappa (the Kalman gain)", allow_zero=False)
         gamma = _positive("gamma", gamma)
         super().__init__(
             model,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import torch
+from paperkit.validation import check_number
 from torch import nn
 
 
@@ -55,8 +56,7 @@ def noisy_quadratic_problem(
     1 .. 1/cond)."""
     if n < d or d < 1:
         raise ValueError(f"need n >= d >= 1, got n={n}, d={d}")
-    if not cond >= 1.0:
-        raise ValueError(f"cond must be >= 1, got {cond!r}")
+    check_number(cond, "cond", low=1)
     rng = np.random.default_rng(seed)
     scales = np.sqrt(np.logspace(0.0, -np.log10(cond), d))
     x = rng.standard_normal((n, d)) * scales

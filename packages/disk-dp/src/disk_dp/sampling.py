@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import torch
+from paperkit.validation import check_instance, check_int, check_probability
 
 
 def poisson_batch(n: int, q: float, generator: torch.Generator) -> torch.Tensor:
@@ -27,15 +28,11 @@ class PoissonSampler:
     """
 
     def __init__(self, n: int, q: float, steps: int, generator: torch.Generator) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
-        if not (isinstance(q, (int, float)) and 0.0 < q <= 1.0):
-            raise ValueError(f"sampling rate q must be in (0, 1], got {q!r}")
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-        if not isinstance(generator, torch.Generator):
-            raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
-        self.n, self.q, self.steps, self.generator = n, float(q), steps, generator
+        n = check_int(n, "n", low=1)
+        q = check_probability(q, "sampling rate q", allow_zero=False)
+        steps = check_int(steps, "steps", low=0)
+        check_instance(generator, "generator", torch.Generator)
+        self.n, self.q, self.steps, self.generator = n, q, steps, generator
 
     @property
     def expected_batch_size(self) -> float:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from paperkit.validation import check_int
 
 # Relative size |R_jj| / max|R_ii| of the pivoted-QR diagonal (columns scaled to unit norm) below which a
 # column counts as a linear combination of the previous ones. 1e-10 ~ condition number 1e10: beyond it the
@@ -121,10 +122,8 @@ def coef_index(coef: Any, d: int, names: Sequence[str]) -> int:
 
 
 def check_k_max(k_max: Any, n: int) -> int:
-    if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)):
-        raise TypeError(f"k_max must be an int, got {type(k_max).__name__}")
-    if k_max < 1:
-        raise ValueError(f"k_max must be >= 1, got {k_max}")
+    """``k_max`` as an int in [1, n − 1]."""
+    k_max = check_int(k_max, "k_max", low=1)
     if k_max >= n:
         raise ValueError(
             f"k_max must be < n = {n} (removing every sample leaves nothing to fit), got {k_max}"

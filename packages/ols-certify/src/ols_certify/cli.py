@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "ols-certify",
@@ -166,4 +166,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["audit"]:
         return audit_main(args[1:])
-    return reproduce_main(EXPERIMENT, argv)
+    return EXPERIMENT.main(argv)

@@ -16,15 +16,13 @@ import itertools
 from collections.abc import Callable
 
 import numpy as np
+from paperkit.validation import check_int
 
 RowBlock = Callable[[int, int], np.ndarray]
 
 
 def _check_k_max(k_max: int | None, n: int) -> int:
-    k = n - 1 if k_max is None else int(k_max)
-    if not 1 <= k <= n:
-        raise ValueError(f"k_max must be in [1, n = {n}], got {k}")
-    return k
+    return n - 1 if k_max is None else check_int(k_max, "k_max", low=1, high=n)
 
 
 def _row_prefix(block: np.ndarray, start: int, k_max: int) -> np.ndarray:

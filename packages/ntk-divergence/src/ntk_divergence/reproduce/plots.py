@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from paperkit import Report
@@ -13,28 +13,43 @@ if TYPE_CHECKING:
 __all__ = ["plots"]
 
 PANELS = (("param_dist", "‖θ_t − θ_0‖₂"), ("kernel_change", "‖K_t − K_0‖_F / ‖K_0‖_F"),
-          ("min_margin", "min_i y_i f_t(x_i)"), ("lambda_min", "λ_min(K_t)"))  # fmt: skip
+          ("min_margin", "min_i margin_i(t)"), ("lambda_min", "λ_min(K_t)"))  # fmt: skip
+STYLES = {"network-ce": "-", "network-mse": "--", "kernel-ce": ":"}
 
 
-def plots(report: Report) -> dict[str, Figure]:
+def _panel_figure(series: dict[str, dict[str, list[dict[str, Any]]]], title: str) -> Figure:
+    """``series[label][method]`` = runs over seeds; one colour per label, one line style per method."""
     from matplotlib.figure import Figure
 
-    traces = report.metrics["traces"]
     fig = Figure(figsize=(11, 8))
     axes = fig.subplots(2, 2)
-    styles = {"network-ce": "-", "network-mse": "--", "kernel-ce": ":"}
     for ax, (key, label) in zip(axes.ravel(), PANELS, strict=True):
-        for name, by_width in traces.items():
-            if key == "kernel_change" and name == "kernel-ce":
-                continue
-            for j, (m, runs) in enumerate(by_width.items()):
+        for j, (name, by_method) in enumerate(series.items()):
+            for method, runs in by_method.items():
+                if key == "kernel_change" and method == "kernel-ce":
+                    continue
                 t = np.asarray(runs[0]["steps"])[1:]
                 v = np.mean([np.asarray(r[key])[1:] for r in runs], axis=0)
-                ax.plot(t, v, styles[name], color=f"C{j}", label=f"{name}, m={m}")
+                ax.plot(t, v, STYLES[method], color=f"C{j}", label=f"{method}, {name}")
         ax.set_xscale("log")
         ax.set_xlabel("GD step t (log scale)")
         ax.set_ylabel(label)
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle("CE vs MSE from the same θ_0 (mean over seeds)")
+    fig.suptitle(title)
     fig.tight_layout()
-    return {"traces_vs_log_t": fig}
+    return fig
+
+
+def plots(report: Report) -> dict[str, Figure]:
+    traces = report.metrics["traces"]
+    widths = next(iter(traces.values())).keys()
+    sweep = {f"m={m}": {name: traces[name][m] for name in traces} for m in widths}
+    cases = dict(report.metrics["case_traces"])
+    return {
+        "traces_vs_log_t": _panel_figure(
+            sweep, "FCN on synthetic data: CE vs MSE from the same θ_0 (mean over seeds)"
+        ),
+        "cases_vs_log_t": _panel_figure(
+            cases, "ResNet and digits: CE vs MSE from the same θ_0 (mean over seeds)"
+        ),
+    }

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_int
 from torch import nn
 
 from disk_dp.accounting import epsilon
@@ -74,8 +75,7 @@ def train(
     ``torch.optim.Optimizer`` steps on the batch's mean loss (the non-private reference). ``generator``
     draws the batches (its device must be the data's). Evaluated after every epoch (every T/epochs steps).
     """
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
+    check_int(epochs, "epochs", low=1)
     if isinstance(optimizer, DPOptimizer) and delta >= 1.0 / data.n:
         warnings.warn(
             f"delta = {delta:g} >= 1/n = {1.0 / data.n:.3g}: such a delta permits releasing a record "
