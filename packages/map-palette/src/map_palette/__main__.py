@@ -1,0 +1,5 @@
+import sys
+
+from map_palette.cli import main
+
+sys.exit(main())
