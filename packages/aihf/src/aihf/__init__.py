@@ -6,46 +6,17 @@ reward's soft-optimal policy + λ x Bradley–Terry likelihood of the preference
 policy and reward steps, with the RLHF, ML-IRL and BC baselines, exact on the package's tabular gymnasium
 env ``aihf/FeatureGrid-v0`` (registered on import) and with a reward MLP + SAC on MuJoCo Reacher-v5.
 
-The torch-based names (``SAC``, ``MLPReward``, ``train_continuous``, ...) are imported on first use, so
-that ``import aihf`` and the CLI start without torch.
+The public names are listed once, in ``PUBLIC`` (name -> submodule), and imported on first use, so that
+``import aihf`` and the CLI start without torch.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
 
-from aihf.data import (
-    PreferencePair,
-    Trajectory,
-    bt_label,
-    collect_preferences,
-    collect_trajectories,
-    pair_returns,
-)
-from aihf.envs import ENV_ID, FeatureGridEnv, grid_layout, register_envs
-from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert, zero_torque
-from aihf.experiment import TABULAR_METHODS, TabularSetting, run_tabular
-from aihf.tabular import (
-    FitResult,
-    SoftVI,
-    TabularMDP,
-    aihf_objective,
-    aihf_tabular,
-    behaviour_cloning,
-    bt_reward,
-    demo_log_likelihood,
-    feature_expectation,
-    hard_value_iteration,
-    ml_irl_tabular,
-    policy_return,
-    rlhf_tabular,
-    soft_value_iteration,
-    state_occupancy,
-    tabular_policy,
-)
+from aihf.envs import ENV_ID, register_envs
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
     from aihf.continuous import (
         CONTINUOUS_METHODS,
         REFERENCE_METHODS,
@@ -56,74 +27,101 @@ if TYPE_CHECKING:
         reward_prefers_expert,
         train_continuous,
     )
+    from aihf.data import (
+        PreferencePair,
+        Trajectory,
+        bt_label,
+        collect_preferences,
+        collect_trajectories,
+        pair_returns,
+    )
+    from aihf.envs import FeatureGridEnv, grid_layout
+    from aihf.envs.reacher import mixed_policy, noisy, reacher_pd_expert, zero_torque
+    from aihf.experiment import TABULAR_METHODS, TabularSetting, run_tabular
     from aihf.sac import SAC, TanhGaussianActor
+    from aihf.tabular import (
+        FitResult,
+        SoftVI,
+        TabularMDP,
+        aihf_objective,
+        aihf_tabular,
+        behaviour_cloning,
+        bt_reward,
+        demo_log_likelihood,
+        feature_expectation,
+        hard_value_iteration,
+        ml_irl_tabular,
+        policy_return,
+        rlhf_tabular,
+        soft_value_iteration,
+        state_occupancy,
+        tabular_policy,
+    )
+
+_MODULES = {
+    "data": (
+        "PreferencePair",
+        "Trajectory",
+        "bt_label",
+        "collect_preferences",
+        "collect_trajectories",
+        "pair_returns",
+    ),
+    "envs": (
+        "FeatureGridEnv",
+        "grid_layout",
+    ),
+    "envs.reacher": (
+        "mixed_policy",
+        "noisy",
+        "reacher_pd_expert",
+        "zero_torque",
+    ),
+    "experiment": (
+        "TABULAR_METHODS",
+        "TabularSetting",
+        "run_tabular",
+    ),
+    "tabular": (
+        "FitResult",
+        "SoftVI",
+        "TabularMDP",
+        "aihf_objective",
+        "aihf_tabular",
+        "behaviour_cloning",
+        "bt_reward",
+        "demo_log_likelihood",
+        "feature_expectation",
+        "hard_value_iteration",
+        "ml_irl_tabular",
+        "policy_return",
+        "rlhf_tabular",
+        "soft_value_iteration",
+        "state_occupancy",
+        "tabular_policy",
+    ),
+    "continuous": (
+        "CONTINUOUS_METHODS",
+        "REFERENCE_METHODS",
+        "ContinuousConfig",
+        "MLPReward",
+        "evaluate_actor",
+        "fit_bt_reward",
+        "reward_prefers_expert",
+        "train_continuous",
+    ),
+    "sac": (
+        "SAC",
+        "TanhGaussianActor",
+    ),
+}
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
+
+__getattr__, __dir__, __all__ = paperkit.public_api(
+    __name__, PUBLIC, eager=("ENV_ID", "PUBLIC", "__version__", "register_envs")
+)
 
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`
 
-try:
-    __version__ = version("iclr25-aihf")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
-
-_LAZY = {
-    "SAC": "sac",
-    "TanhGaussianActor": "sac",
-    "CONTINUOUS_METHODS": "continuous",
-    "ContinuousConfig": "continuous",
-    "MLPReward": "continuous",
-    "evaluate_actor": "continuous",
-    "train_continuous": "continuous",
-    "REFERENCE_METHODS": "continuous",
-    "fit_bt_reward": "continuous",
-    "reward_prefers_expert": "continuous",
-}
-
-
-__all__ = [
-    "CONTINUOUS_METHODS",
-    "ENV_ID",
-    "REFERENCE_METHODS",
-    "SAC",
-    "TABULAR_METHODS",
-    "ContinuousConfig",
-    "FeatureGridEnv",
-    "FitResult",
-    "MLPReward",
-    "PreferencePair",
-    "SoftVI",
-    "TabularMDP",
-    "TabularSetting",
-    "TanhGaussianActor",
-    "Trajectory",
-    "__version__",
-    "aihf_objective",
-    "aihf_tabular",
-    "behaviour_cloning",
-    "bt_label",
-    "bt_reward",
-    "collect_preferences",
-    "collect_trajectories",
-    "demo_log_likelihood",
-    "evaluate_actor",
-    "feature_expectation",
-    "fit_bt_reward",
-    "grid_layout",
-    "hard_value_iteration",
-    "mixed_policy",
-    "ml_irl_tabular",
-    "noisy",
-    "pair_returns",
-    "policy_return",
-    "reacher_pd_expert",
-    "register_envs",
-    "reward_prefers_expert",
-    "rlhf_tabular",
-    "run_tabular",
-    "soft_value_iteration",
-    "state_occupancy",
-    "tabular_policy",
-    "train_continuous",
-    "zero_torque",
-]
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _LAZY)
+__version__ = paperkit.package_version("iclr25-aihf")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "aihf",
@@ -14,6 +12,4 @@ EXPERIMENT = Experiment.lazy(
     devices=("cpu",),
 )
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

@@ -7,7 +7,6 @@ console script answers ``--help`` and ``--version`` without importing torch.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -29,7 +28,8 @@ if TYPE_CHECKING:
     from genre.pairs import PairDistribution, PairSampler, pair_distribution, pair_weights_dense
     from genre.recourse import GenRe
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "NNR": "baselines",
     "ROAR": "baselines",
     "GrowingSpheres": "baselines",
@@ -58,39 +58,7 @@ _WHERE = {
     "GenRe": "recourse",
 }
 
-try:
-    __version__ = version("iclr25-genre")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-genre")
 
-__all__ = [
-    "NNR",
-    "ROAR",
-    "Dataset",
-    "GenRe",
-    "GrowingSpheres",
-    "MLPClassifier",
-    "PairDistribution",
-    "PairSampler",
-    "PairTransformer",
-    "Wachter",
-    "__version__",
-    "as_proba",
-    "as_torch_proba",
-    "bin_edges",
-    "cost_l1",
-    "evaluate",
-    "fit_lof",
-    "gold_model",
-    "gold_prob",
-    "immutable_violation",
-    "load_breast_cancer_semisynthetic",
-    "load_moons",
-    "lof_inliers",
-    "pair_distribution",
-    "pair_weights_dense",
-    "soft_targets",
-    "validity",
-]
 
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)

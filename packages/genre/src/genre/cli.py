@@ -6,9 +6,7 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "genre",
@@ -18,6 +16,4 @@ EXPERIMENT = Experiment.lazy(
     devices=("cpu", "cuda"),
 )
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

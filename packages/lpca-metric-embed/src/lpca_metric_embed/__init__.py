@@ -9,7 +9,6 @@ Names are imported on first use (PEP 562), so that the console script answers ``
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -33,7 +32,8 @@ if TYPE_CHECKING:
     from lpca_metric_embed.theory import l2_to_lpca, lpca_to_l2
     from lpca_metric_embed.train import MODELS, FitResult, fit
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "svd_sign_mismatch": "baselines",
     "DENSE_MAX_NODES": "graphs",
     "Graph": "graphs",
@@ -65,42 +65,7 @@ _WHERE = {
     "fit": "train",
 }
 
-try:
-    __version__ = version("iclr25-lpca-metric-embed")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-lpca-metric-embed")
 
-__all__ = [
-    "DENSE_MAX_NODES",
-    "LOSSES",
-    "MODELS",
-    "FitResult",
-    "Graph",
-    "L2Embedding",
-    "LPCAEmbedding",
-    "Mismatch",
-    "SearchResult",
-    "__version__",
-    "block_cliques",
-    "dense_mismatch",
-    "find_eed",
-    "fit",
-    "fit_active_set",
-    "from_edge_index",
-    "hinge",
-    "kdtree_mismatch",
-    "l2_to_lpca",
-    "log_search",
-    "logistic",
-    "lpca_to_l2",
-    "mismatch",
-    "pca_init",
-    "planted_rgg",
-    "poisson",
-    "rgg_radius",
-    "svd_sign_mismatch",
-    "threshold",
-    "to_graph",
-]
 
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)

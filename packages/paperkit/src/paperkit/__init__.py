@@ -5,13 +5,12 @@
 - :func:`write_results` / :class:`ResultsFolder`: results.json, results.md and PNG plots, written as one set.
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
+- :class:`Scales`: a Config's quick/full/smoke presets from one table; :func:`package_version`.
 - :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
 - ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
 - :mod:`paperkit.stats`: paired seeds, bootstrap CIs of paired differences, rank correlations, claims on a
   CI bound (:func:`ci_claim`) and one tuning grid for every method (:func:`tune`).
 """
-
-from importlib import metadata
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
@@ -31,10 +30,12 @@ from paperkit.runtime import (
     DeviceError,
     cuda_available,
     distribution,
+    package_version,
     resolve_device,
     seed_everything,
     torch_threads,
 )
+from paperkit.scales import SCALE_NAMES, Scales, ScaleTable, scale_fields
 from paperkit.stats import (
     Interval,
     PairedDifference,
@@ -64,13 +65,11 @@ from paperkit.validation import (
     check_strings,
 )
 
-try:
-    __version__ = metadata.version("iclr25-paperkit")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+__version__ = package_version("iclr25-paperkit")
 
 __all__ = [
     "DIST_PREFIX",
+    "SCALE_NAMES",
     "SEED_MAX",
     "Claim",
     "DeviceError",
@@ -80,6 +79,8 @@ __all__ = [
     "PairedDifference",
     "Report",
     "ResultsFolder",
+    "ScaleTable",
+    "Scales",
     "SeedTable",
     "Tuned",
     "__version__",
@@ -105,12 +106,14 @@ __all__ = [
     "lazy_exports",
     "markdown_table",
     "over_seeds",
+    "package_version",
     "paired_difference",
     "public_api",
     "public_table",
     "reproduce_main",
     "resolve_device",
     "results_markdown",
+    "scale_fields",
     "seed_everything",
     "spearman",
     "torch_threads",

@@ -5,8 +5,7 @@ A package describes its experiment once (:class:`Experiment`, usually ``Experime
 
     EXPERIMENT = paperkit.Experiment.lazy("genre", "GenRe vs ...", "genre.reproduce", devices=("cpu", "cuda"))
 
-    def main(argv: list[str] | None = None) -> int:
-        return paperkit.reproduce_main(EXPERIMENT, argv)
+    main = EXPERIMENT.main  # the console script named in [project.scripts]
 """
 
 from __future__ import annotations
@@ -95,6 +94,11 @@ class Experiment:
             plots=make_plots if plots else None,
             devices=tuple(devices),
         )
+
+    def main(self, argv: Sequence[str] | None = None) -> int:
+        """The console script: ``<package> reproduce ...`` (see :func:`reproduce_main`). A package's
+        ``cli.py`` sets ``main = EXPERIMENT.main`` and names it in ``[project.scripts]``."""
+        return reproduce_main(self, argv)
 
 
 class _Parser(argparse.ArgumentParser):

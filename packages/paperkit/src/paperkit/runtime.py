@@ -29,6 +29,17 @@ def distribution(package: str) -> str:
     return package if package.startswith(DIST_PREFIX) else DIST_PREFIX + package
 
 
+def package_version(dist: str) -> str:
+    """The installed version of distribution ``dist`` (``"iclr25-rslqr"``), or ``"0.0.0"`` when it is not
+    installed (a source tree on ``sys.path``): what each package's ``__version__`` is."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution(dist))
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
 #: The largest seed a run may ask for (paperkit.validation.SEED_MAX).
 MAX_SEED = SEED_MAX
 

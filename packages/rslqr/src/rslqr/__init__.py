@@ -7,7 +7,6 @@ first use; the experiment (``rslqr.reproduce``) is not part of the package's API
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -192,7 +191,4 @@ __getattr__, __dir__, __all__ = paperkit.public_api(
 
 register_envs()  # so that gymnasium.make(ENV_ID) works after `import rslqr`
 
-try:
-    __version__ = version("iclr25-rslqr")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-rslqr")

@@ -12,7 +12,6 @@ Names are imported on first use, so the ``tpo`` command answers ``--help`` witho
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 import paperkit
@@ -40,12 +39,10 @@ if TYPE_CHECKING:
         train_preference,
     )
 
-try:
-    __version__ = metadata.version("iclr25-tpo")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+__version__ = paperkit.package_version("iclr25-tpo")
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "PreferenceList": "data",
     "split_steps": "data",
     "step_spans": "data",
@@ -71,33 +68,5 @@ _WHERE = {
     "train_preference": "trainer",
 }
 
-__all__ = [
-    "DPOObjective",
-    "DPOPLObjective",
-    "ListBatch",
-    "PreferenceList",
-    "TPOObjective",
-    "__version__",
-    "adaptive_step_weights",
-    "check_models",
-    "dpo_loss",
-    "dpo_pl_loss",
-    "encode_lists",
-    "implicit_rewards",
-    "kendall_tau",
-    "lambda_weights",
-    "mean_kendall_tau",
-    "plr_loss",
-    "preference_loss",
-    "sample_pairs",
-    "split_steps",
-    "step_spans",
-    "token_logratios",
-    "tpo_loss",
-    "train_preference",
-    "weighted_rewards",
-]
 
-assert set(__all__) == {*_WHERE, "__version__"}
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)

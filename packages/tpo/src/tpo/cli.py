@@ -6,9 +6,7 @@ The experiment module (torch, transformers) is imported only when a run starts, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "tpo",
@@ -17,6 +15,4 @@ EXPERIMENT = Experiment.lazy(
     devices=("cpu", "cuda"),
 )
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

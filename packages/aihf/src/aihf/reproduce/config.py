@@ -7,6 +7,9 @@ Every margin has one line: where it comes from and the calibration run it was ch
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from paperkit.scales import Scales, ScaleTable
 
 from aihf.continuous import ContinuousConfig
 
@@ -42,7 +45,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Scale and settings (defaults: the full run).
 
     Attributes:
@@ -97,25 +100,24 @@ class Config:
                 f"reacher_pairs must be (scarce, rich) with 0 < scarce < rich, got {self.reacher_pairs}"
             )
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About 30 s on 2 cores: the 4 tabular regimes x 5 seeds; no sweep, no variant, no Reacher."""
-        return cls(lam_sweep=(), one_hot=False, robust_seeds=0, reacher_seeds=0)
-
-    @classmethod
-    def full(cls) -> Config:
-        """The tabular regimes, the λ sweep, the one-hot variant, the 20-seed rerun and Reacher-v5."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: regime A only, 1 seed, 20 reward steps; its claims are not meaningful."""
-        return cls(
-            n_seeds=1,
-            steps=20,
-            regimes=("A/scarce", "A/rich"),
-            lam_sweep=(),
-            one_hot=False,
-            robust_seeds=0,
-            reacher_seeds=0,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About 30 s on 2 cores: the 4 tabular regimes x 5 seeds; no sweep, no variant, no Reacher.
+        "quick": {
+            "lam_sweep": (),
+            "one_hot": False,
+            "robust_seeds": 0,
+            "reacher_seeds": 0,
+        },
+        # full (the defaults): The tabular regimes, the λ sweep, the one-hot variant, the 20-seed rerun and
+        # Reacher-v5.
+        # smoke: Seconds: regime A only, 1 seed, 20 reward steps; its claims are not meaningful.
+        "smoke": {
+            "n_seeds": 1,
+            "steps": 20,
+            "regimes": ("A/scarce", "A/rich"),
+            "lam_sweep": (),
+            "one_hot": False,
+            "robust_seeds": 0,
+            "reacher_seeds": 0,
+        },
+    }

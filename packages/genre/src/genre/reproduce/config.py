@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from paperkit.scales import Scales, ScaleTable
 
 DATASETS = ("moons", "breast_cancer")
 # NNR-γ: the nearest training point with y = 1 and h > γ (GenRe's own target support D⁺);
@@ -34,7 +37,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Scale and settings (defaults: the full run; method defaults: official).
 
     Attributes:
@@ -107,60 +110,54 @@ class Config:
         if self.lam_main not in self.lams:
             raise ValueError(f"lam_main ({self.lam_main}) must be one of lams {self.lams}")
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About a minute on 2 cores (spec's quick mode): moons, one seed, MLP [4, 4]; pair model 2 + 2
-        layers, E = 16, 60 epochs, batch 256, K = 200; λ ∈ {0.5, 5}; GenRe, the NNRs, Wachter; the toy."""
-        return cls(
-            datasets=("moons",),
-            n_seeds=1,
-            baselines=("NNR", "NNR-valid", "NNR-γ", "Wachter"),
-            n_neg=100,
-            top_k=200,
-            emb=16,
-            heads=4,
-            enc_layers=2,
-            dec_layers=2,
-            ff=32,
-            epochs=60,
-            batch_size=256,
-            extra_inv_temps=(),
-            clf_epochs_2d=100,
-            toy_epochs=150,
-            toy_samples=1000,
-        )
-
-    @classmethod
-    def full(cls) -> Config:
-        """Spec's full mode: both data sets, 3 seeds, λ ∈ {0.5, 5}, every baseline, the toy."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: tiny models and few epochs; its claims are not meaningful."""
-        return cls(
-            datasets=("moons",),
-            n_seeds=1,
-            baselines=("NNR", "NNR-γ", "Wachter"),
-            n_neg=20,
-            top_k=50,
-            emb=8,
-            heads=2,
-            enc_layers=1,
-            dec_layers=1,
-            ff=16,
-            epochs=3,
-            batch_size=256,
-            k=4,
-            extra_inv_temps=(),
-            clf_epochs_2d=30,
-            clf_batch_2d=128,
-            gold_trees=10,
-            wachter_iters=50,
-            toy_pos=50,
-            toy_neg=50,
-            toy_epochs=3,
-            toy_samples=200,
-            toy_queries=2,
-            n_boot=200,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About a minute on 2 cores (spec's quick mode): moons, one seed, MLP [4, 4]; pair model 2 + 2
+        # layers, E = 16, 60 epochs, batch 256, K = 200; λ ∈ {0.5, 5}; GenRe, the NNRs, Wachter; the toy.
+        "quick": {
+            "datasets": ("moons",),
+            "n_seeds": 1,
+            "baselines": ("NNR", "NNR-valid", "NNR-γ", "Wachter"),
+            "n_neg": 100,
+            "top_k": 200,
+            "emb": 16,
+            "heads": 4,
+            "enc_layers": 2,
+            "dec_layers": 2,
+            "ff": 32,
+            "epochs": 60,
+            "batch_size": 256,
+            "extra_inv_temps": (),
+            "clf_epochs_2d": 100,
+            "toy_epochs": 150,
+            "toy_samples": 1000,
+        },
+        # full (the defaults): Spec's full mode: both data sets, 3 seeds, λ ∈ {0.5, 5}, every baseline, the
+        # toy.
+        # smoke: Seconds: tiny models and few epochs; its claims are not meaningful.
+        "smoke": {
+            "datasets": ("moons",),
+            "n_seeds": 1,
+            "baselines": ("NNR", "NNR-γ", "Wachter"),
+            "n_neg": 20,
+            "top_k": 50,
+            "emb": 8,
+            "heads": 2,
+            "enc_layers": 1,
+            "dec_layers": 1,
+            "ff": 16,
+            "epochs": 3,
+            "batch_size": 256,
+            "k": 4,
+            "extra_inv_temps": (),
+            "clf_epochs_2d": 30,
+            "clf_batch_2d": 128,
+            "gold_trees": 10,
+            "wachter_iters": 50,
+            "toy_pos": 50,
+            "toy_neg": 50,
+            "toy_epochs": 3,
+            "toy_samples": 200,
+            "toy_queries": 2,
+            "n_boot": 200,
+        },
+    }

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from paperkit.scales import Scales, ScaleTable
 
 GRAPHS = ("cliques", "rgg-d2", "rgg-d3", "karate", "florentine", "davis", "lesmis", "sbm", "er")
 PLANTED_D = {"rgg-d2": 2, "rgg-d3": 3}
@@ -41,7 +44,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """Scale and settings (defaults: the full run).
 
     Attributes:
@@ -93,27 +96,25 @@ class Config:
         if self.planted_seeds < 1 or self.warm_epochs < 1 or not self.warm_lr > 0:
             raise ValueError("planted_seeds and warm_epochs must be >= 1 and warm_lr > 0")
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About a minute: cliques, RGG d = 2, karate; 1 seed; D in [1, 16]; no official-recipe search."""
-        return cls(graphs=("cliques", "rgg-d2", "karate"), n_seeds=1, d_max=16, run_official=False)
-
-    @classmethod
-    def full(cls) -> Config:
-        """7 graphs x 3 seeds, D in [1, 32], the official recipe on the planted graphs."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: cliques only, D in [1, 4], 300 epochs, a small KD comparison; claims not meaningful."""
-        return cls(
-            graphs=("cliques",),
-            n_seeds=1,
-            d_max=4,
-            recipe=Recipe(lr=1.0, max_epochs=300, patience=200, eval_every=50),
-            run_official=False,
-            check_n=200,
-            check_embeddings=4,
-            time_scaling=False,
-            n_boot=200,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About a minute: cliques, RGG d = 2, karate; 1 seed; D in [1, 16]; no official-recipe search.
+        "quick": {
+            "graphs": ("cliques", "rgg-d2", "karate"),
+            "n_seeds": 1,
+            "d_max": 16,
+            "run_official": False,
+        },
+        # full (the defaults): 7 graphs x 3 seeds, D in [1, 32], the official recipe on the planted graphs.
+        # smoke: Seconds: cliques only, D in [1, 4], 300 epochs, a small KD comparison; claims not meaningful.
+        "smoke": {
+            "graphs": ("cliques",),
+            "n_seeds": 1,
+            "d_max": 4,
+            "recipe": Recipe(lr=1.0, max_epochs=300, patience=200, eval_every=50),
+            "run_official": False,
+            "check_n": 200,
+            "check_embeddings": 4,
+            "time_scaling": False,
+            "n_boot": 200,
+        },
+    }

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
+from paperkit.scales import Scales, ScaleTable
 from paperkit.validation import check_int, check_number, check_positive
 
 from rslqr.methods import ALGORITHM_NAMES
@@ -59,7 +60,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """The reproduction's scale and settings (defaults are the full run).
 
     Attributes:
@@ -110,17 +111,21 @@ class Config:
         cases += [Case("A", g, a) for g in self.extra_gammas for a in ("alg1", "alg2", "ce_lqr")]
         return tuple(cases)
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About 40 s on 2 cores: System A at γ = 0.05, N = 2048, 8 seeds."""
-        return cls(n_episodes=2048, system_b=False, extra_gammas=())
-
-    @classmethod
-    def full(cls) -> Config:
-        """About 5 min on 2 cores: N = 8192, Systems A and B, and System A again at γ = 0.2."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: N = 128, 2 seeds; its claims are not meaningful."""
-        return cls(n_episodes=128, n_seeds=2, algorithms=("alg1", "alg2"), system_b=False, extra_gammas=())
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About 40 s on 2 cores: System A at γ = 0.05, N = 2048, 8 seeds.
+        "quick": {
+            "n_episodes": 2048,
+            "system_b": False,
+            "extra_gammas": (),
+        },
+        # full (the defaults): About 5 min on 2 cores: N = 8192, Systems A and B, and System A again at γ =
+        # 0.2.
+        # smoke: Seconds: N = 128, 2 seeds; its claims are not meaningful.
+        "smoke": {
+            "n_episodes": 128,
+            "n_seeds": 2,
+            "algorithms": ("alg1", "alg2"),
+            "system_b": False,
+            "extra_gammas": (),
+        },
+    }

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from paperkit.scales import Scales, ScaleTable
 
 from tpo.arith import ArithSpec
 from tpo.trainer import DPOObjective, DPOPLObjective, TPOObjective
@@ -61,7 +63,7 @@ class Margins:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Scales):
     """The reproduction's scale and settings (defaults are the full run).
 
     Attributes:
@@ -139,41 +141,35 @@ class Config:
         if not (self.default_beta > 0 and self.default_lr > 0):
             raise ValueError("default_beta and default_lr must be positive")
 
-    @classmethod
-    def quick(cls) -> Config:
-        """About a minute or two on 2 cores: one seed, the three compared methods, a 2-cell grid."""
-        return cls(
-            n_test=300,
-            n_dev=60,
-            po_steps=60,
-            lrs=(1e-4, 3e-4),
-            betas=(0.1,),
-            methods=TUNED,
-            n_seeds=1,
-            curve_every=0,
-        )
-
-    @classmethod
-    def full(cls) -> Config:
-        """Six methods (three tuned on a 3 x 3 grid), 3 paired seeds, 120 steps, 400 test trees."""
-        return cls()
-
-    @classmethod
-    def smoke(cls) -> Config:
-        """Seconds: a few dozen problems and steps; its claims are not meaningful."""
-        return cls(
-            n_train=40,
-            n_dev=8,
-            n_test=16,
-            sft_steps=5,
-            sft_batch=8,
-            po_steps=3,
-            po_batch=2,
-            po_warmup=1,
-            lrs=(1e-4,),
-            betas=(0.1,),
-            methods=TUNED,
-            n_seeds=1,
-            curve_every=0,
-            n_boot=200,
-        )
+    SCALES: ClassVar[ScaleTable] = {
+        # quick: About a minute or two on 2 cores: one seed, the three compared methods, a 2-cell grid.
+        "quick": {
+            "n_test": 300,
+            "n_dev": 60,
+            "po_steps": 60,
+            "lrs": (1e-4, 3e-4),
+            "betas": (0.1,),
+            "methods": TUNED,
+            "n_seeds": 1,
+            "curve_every": 0,
+        },
+        # full (the defaults): Six methods (three tuned on a 3 x 3 grid), 3 paired seeds, 120 steps, 400
+        # test trees.
+        # smoke: Seconds: a few dozen problems and steps; its claims are not meaningful.
+        "smoke": {
+            "n_train": 40,
+            "n_dev": 8,
+            "n_test": 16,
+            "sft_steps": 5,
+            "sft_batch": 8,
+            "po_steps": 3,
+            "po_batch": 2,
+            "po_warmup": 1,
+            "lrs": (1e-4,),
+            "betas": (0.1,),
+            "methods": TUNED,
+            "n_seeds": 1,
+            "curve_every": 0,
+            "n_boot": 200,
+        },
+    }
