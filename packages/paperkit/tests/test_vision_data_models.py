@@ -56,6 +56,15 @@ def test_digits_reproduce_disk_dp_split_bit_for_bit(seed, validation):
         np.testing.assert_array_equal(a, b.numpy())
 
 
+def test_digits_equal_scikit_learns_loader():
+    from sklearn import datasets
+
+    bunch = datasets.load_digits()
+    x, y = digits_arrays(8)
+    np.testing.assert_array_equal(x * 16, bunch.images)
+    np.testing.assert_array_equal(y, bunch.target)
+
+
 def test_split_is_stratified_disjoint_and_seeded():
     _, y = digits_arrays()
     kept, held = stratified_split(y, 0.2, seed=5)

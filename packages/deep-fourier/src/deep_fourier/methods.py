@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from paperkit import check_choice
+from paperkit import check_choice, check_positive
 
 from deep_fourier.models import network
 from deep_fourier.streams import Task
@@ -61,6 +61,7 @@ def run_method(
     ``lam`` is the regulariser's strength (ignored by methods without one).
     """
     info = METHODS[check_choice(name, "name", tuple(METHODS))]
+    lam = check_positive(lam, "lam", strict=False)  # checked even where the method ignores it
     in_dim = int(tasks[0].x_train.shape[1]) if tasks else 64
     model = network(info.activation, in_dim, widths, 10, width_mode=width_mode, seed=seed, device=device)
     return train_continual(

@@ -86,7 +86,7 @@ def train_continual(
     if reg not in REGULARIZERS:
         raise ValueError(f"reg must be one of {REGULARIZERS}, got {reg!r}")
     seed = check_seed(seed)
-    n_chunks = check_int(n_chunks, "n_chunks", low=1, high=S)
+    n_chunks = min(check_int(n_chunks, "n_chunks", low=1), S)
     params = [p for p in model.parameters() if p.requires_grad]
     init = [p.detach().clone() for p in params]
     # the regulariser's gradient 2 lam (theta - anchor): anchor theta_0 for l2_init, 0 for l2 (the same

@@ -12,7 +12,9 @@ Upsampling to 16x16 is bilinear (``align_corners=False``) on the [0, 1] image, b
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -73,19 +75,32 @@ def stratified_split(labels: np.ndarray, fraction: float, seed: int) -> tuple[np
     return np.sort(np.concatenate(kept)), np.sort(np.concatenate(held))
 
 
+def _digits_table() -> np.ndarray:
+    """scikit-learn's ``digits.csv.gz`` (1797 rows: 64 pixels 0..16, then the label), read without importing
+    scikit-learn (its import costs seconds per process); through ``sklearn.datasets.load_digits`` if the
+    file is not where scikit-learn keeps it."""
+    spec = importlib.util.find_spec("sklearn")
+    if spec is not None and spec.submodule_search_locations:
+        path = Path(next(iter(spec.submodule_search_locations))) / "datasets" / "data" / "digits.csv.gz"
+        if path.is_file():
+            return np.loadtxt(path, delimiter=",", dtype=np.float64)
+    from sklearn.datasets import load_digits as sk_load_digits
+
+    bunch = sk_load_digits()
+    return np.column_stack([bunch.data, bunch.target]).astype(np.float64)
+
+
 def digits_arrays(size: int = 8) -> tuple[np.ndarray, np.ndarray]:
     """All 1 797 digits as ``(1797, size, size)`` float32 in [0, 1] and ``(1797,)`` int64 labels."""
-    from sklearn.datasets import load_digits as _sk_digits  # only the data needs scikit-learn
-
     size = check_choice(size, "size", DIGIT_SIZES)
-    bunch = _sk_digits()
-    x = np.asarray(bunch.images, dtype=np.float32) / 16.0
+    raw = _digits_table()
+    x = raw[:, :-1].reshape(-1, 8, 8).astype(np.float32) / 16.0
     if size != 8:
         t = torch.nn.functional.interpolate(
             torch.from_numpy(x)[:, None], size=(size, size), mode="bilinear", align_corners=False
         )
         x = t[:, 0].numpy()
-    return x, np.asarray(bunch.target, dtype=np.int64)
+    return x, raw[:, -1].astype(np.int64)
 
 
 def load_digits(
