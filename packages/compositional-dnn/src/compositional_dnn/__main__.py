@@ -1,0 +1,5 @@
+import sys
+
+from compositional_dnn.cli import main
+
+sys.exit(main())
