@@ -50,7 +50,7 @@ def test_digits_split_is_standardised_and_stratified():
     assert val.n + val.x_test.shape[0] == ds.n
     bc = load("breast_cancer")
     assert bc.d == 30 and bc.n_classes == 2 and bc.n + bc.x_test.shape[0] == 569
-    with pytest.raises(ValueError, match="unknown data set 'mnist'"):
+    with pytest.raises(ValueError, match="name must be one of 'digits', 'breast_cancer', got 'mnist'"):
         load("mnist")
 
 

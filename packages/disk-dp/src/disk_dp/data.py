@@ -1,4 +1,8 @@
-"""sklearn's bundled tabular data sets (offline), standardised, as torch tensors on a device."""
+"""The bundled data sets (offline), standardised, as torch tensors on a device.
+
+``digits`` comes from paperkit.vision (the shared digits loader: the same stratified split and training-set
+z-scores this package always used, bit for bit); ``breast_cancer`` from scikit-learn's bundled copy.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from paperkit.validation import check_choice
+from paperkit.vision import load_digits
 
 DATASETS = ("digits", "breast_cancer")
 
@@ -57,14 +63,17 @@ def load(
     mean/std. ``validation=True`` instead returns 90/10 of the *training* part as (train, test), for
     choosing hyper-parameters without touching the test set.
     """
-    from sklearn import datasets  # imported here: only the data sets need scikit-learn
-
+    check_choice(name, "name", DATASETS)
     if name == "digits":
-        bunch = datasets.load_digits()
-    elif name == "breast_cancer":
-        bunch = datasets.load_breast_cancer()
-    else:
-        raise ValueError(f"unknown data set {name!r}; expected one of {DATASETS}")
+        split = load_digits(8, seed=seed, validation=validation, normalize="standardize", flatten=True)
+        return Dataset(
+            *(t.to(device) for t in (split.x_train, split.y_train, split.x_test, split.y_test)),
+            n_classes=split.n_classes,
+            name=name,
+        )
+    from sklearn import datasets  # imported here: only breast_cancer needs scikit-learn
+
+    bunch = datasets.load_breast_cancer()
     x, y = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target, dtype=np.int64)
     tr, te = _split(len(y), 0.2, y, seed)
     if validation:
