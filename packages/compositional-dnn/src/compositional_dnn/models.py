@@ -48,6 +48,8 @@ def check_device(device: object, name: str = "device") -> torch.device:
         raise ValueError(f"{name} must be a CPU or CUDA device, got {device!r}")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"{name} {device!r} needs a CUDA GPU, and none is visible")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"{name} {device!r} names a GPU that is absent ({torch.cuda.device_count()} seen)")
     return dev
 
 
