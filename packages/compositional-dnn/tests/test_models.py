@@ -94,5 +94,5 @@ def test_complexity_needs_accordion_blocks():
 def test_bad_sizes_are_refused():
     with pytest.raises(ValueError, match="n_blocks"):
         AccNet(4, 2, wide=8, narrow=2, n_blocks=0)
-    with pytest.raises(ValueError, match="widths"):
+    with pytest.raises(ValueError, match="width must"):
         ShallowNet(4, 2, width=0)

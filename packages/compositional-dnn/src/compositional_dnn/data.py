@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_int, check_seed
+from paperkit import check_array, check_int, check_number, check_seed
 
 from compositional_dnn.kernels import check_nu, sample_gp
 
@@ -33,6 +33,17 @@ class Composition:
     nu_h: float
     jitter_g: float
     jitter_h: float
+
+    def __post_init__(self) -> None:
+        X = np.asarray(check_array(self.X, "X", ndim=2, kind="fiu"))
+        Z = np.asarray(check_array(self.Z, "Z", shape=(X.shape[0], None), kind="fiu"))
+        Y = np.asarray(check_array(self.Y, "Y", shape=(X.shape[0], None), kind="fiu"))
+        for name, arr in (("X", X), ("Z", Z), ("Y", Y)):  # lists become arrays (frozen: no plain setattr)
+            object.__setattr__(self, name, arr)
+        if X.shape[0] < 2 or X.shape[1] == 0:
+            raise ValueError(f"X must have at least two rows and one column, got shape {X.shape}")
+        check_nu(self.nu_g, "nu_g"), check_nu(self.nu_h, "nu_h")
+        check_number(self.jitter_g, "jitter_g", low=0), check_number(self.jitter_h, "jitter_h", low=0)
 
     def train(self, n_train: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(X, Z, Y)`` of the first ``n_train`` rows (the training pool's prefix, nested in N)."""

@@ -45,8 +45,12 @@ def check_nu(nu: float, name: str = "nu") -> float:
 
 def rms_distance(X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
     """``(n, m)`` root-mean-square distances between the rows of ``X (n, d)`` and ``X2 (m, d)`` (float64)."""
-    X = np.asarray(check_array(X, "X", ndim=2), float)
-    Y = X if X2 is None else np.asarray(check_array(X2, "X2", shape=("m", X.shape[1])), float)
+    X = np.asarray(check_array(X, "X", ndim=2, kind="fiu"), float)
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    Y = X if X2 is None else np.asarray(check_array(X2, "X2", shape=(None, X.shape[1]), kind="fiu"), float)
+    if len(Y) == 0:
+        raise ValueError(f"X2 must have at least one row, got shape {Y.shape}")
     sq = (X**2).sum(1)[:, None] + (Y**2).sum(1)[None, :] - 2.0 * (X @ Y.T)
     D = np.sqrt(np.maximum(sq, 0.0) / X.shape[1])
     if X2 is None:
@@ -57,9 +61,9 @@ def rms_distance(X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
 def matern(r: np.ndarray, nu: float) -> np.ndarray:
     """The Matérn correlation ``K_nu(r)`` elementwise (``r >= 0``); closed forms where they exist."""
     nu = check_nu(nu)
-    r = np.asarray(check_array(r, "r"), float)
+    r = np.asarray(check_array(r, "r", kind="fiu"), float)
     if np.any(r < 0):
-        raise ValueError("r must be >= 0 (a distance)")
+        raise ValueError(f"r must be >= 0 (a distance), got minimum {float(r.min())}")
     return _matern(r, nu)
 
 
@@ -81,7 +85,10 @@ def _matern(r: np.ndarray, nu: float) -> np.ndarray:
 def matern_bessel(r: np.ndarray, nu: float) -> np.ndarray:
     """The general Bessel form of ``K_nu(r)`` for finite ``nu > 0`` (also at the closed-form nus)."""
     nu = check_number(nu, "nu", low=0, low_open=True)
-    return _bessel(np.asarray(check_array(r, "r"), float), nu)
+    r = np.asarray(check_array(r, "r", kind="fiu"), float)
+    if np.any(r < 0):
+        raise ValueError(f"r must be >= 0 (a distance), got minimum {float(r.min())}")
+    return _bessel(r, nu)
 
 
 def _bessel(r: np.ndarray, nu: float) -> np.ndarray:

@@ -20,10 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from paperkit import check_array, check_choice, check_number, check_positive, check_seed
+from paperkit import (
+    check_array,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_positive,
+    check_seed,
+)
 
 from compositional_dnn.kernels import matern_kernel
-from compositional_dnn.models import MLP, AccNet, DeepMLP, ShallowNet
+from compositional_dnn.models import MLP, AccNet, DeepMLP, ShallowNet, check_device
 from compositional_dnn.training import Stage, check_stages, mse, train_staged
 
 __all__ = ["METHODS", "Fit", "MethodInfo", "matern_krr", "run_method"]
@@ -54,18 +62,27 @@ class MethodInfo:
 def _check_split(
     X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray, Y_test: np.ndarray
 ) -> tuple[np.ndarray, ...]:
-    X_train = np.asarray(check_array(X_train, "X_train", ndim=2), float)
+    """Finite real arrays (float64) with matching shapes, N >= d >= 1 training rows, >= 1 test row."""
+    X_train = np.asarray(check_array(X_train, "X_train", ndim=2, kind="fiu"), float)
     n, d = X_train.shape
+    if d == 0:
+        raise ValueError("X_train must have at least one column, got 0")
     if n < d:
         raise ValueError(f"X_train must have at least as many rows as the input dimension {d}, got N = {n}")
-    Y_train = np.asarray(check_array(Y_train, "Y_train", shape=(n, None)), float)
-    X_test = np.asarray(check_array(X_test, "X_test", shape=(None, d)), float)
-    Y_test = np.asarray(check_array(Y_test, "Y_test", shape=(X_test.shape[0], Y_train.shape[1])), float)
+    Y_train = np.asarray(check_array(Y_train, "Y_train", shape=(n, None), kind="fiu"), float)
+    if Y_train.shape[1] == 0:
+        raise ValueError("Y_train must have at least one column, got 0")
+    X_test = np.asarray(check_array(X_test, "X_test", shape=(None, d), kind="fiu"), float)
+    if len(X_test) == 0:
+        raise ValueError("X_test must have at least one row, got 0")
+    Y_test = np.asarray(
+        check_array(Y_test, "Y_test", shape=(len(X_test), Y_train.shape[1]), kind="fiu"), float
+    )
     return X_train, Y_train, X_test, Y_test
 
 
 def _train_network(
-    build: Callable[[int, int, torch.Generator, str], MLP],
+    build: Callable[[int, int, torch.Generator, torch.device], MLP],
     data: tuple[np.ndarray, ...],
     *,
     stages: Sequence[Stage],
@@ -76,9 +93,11 @@ def _train_network(
 ) -> Fit:
     lr_scale = check_positive(lr_scale, "lr_scale")
     stages = [(lr * lr_scale, wd, ep) for lr, wd, ep in check_stages(stages)]
-    Xtr, Ytr, Xte, Yte = (torch.as_tensor(a, dtype=torch.float32, device=device) for a in data)
-    gen = torch.Generator(device=device).manual_seed(check_seed(seed))
-    model = build(Xtr.shape[1], Ytr.shape[1], gen, device)
+    seed, dev = check_seed(seed), check_device(device)
+    n_batches = check_int(n_batches, "n_batches", low=1, high=len(data[0]))
+    Xtr, Ytr, Xte, Yte = (torch.as_tensor(a, dtype=torch.float32, device=dev) for a in data)
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    model = build(Xtr.shape[1], Ytr.shape[1], gen, dev)
     train_staged(model, Xtr, Ytr, stages=stages, n_batches=n_batches)
     cx = model.complexity(Xtr) if len(model.linears) % 2 == 0 else None
     return Fit(mse(model, Xte, Yte), mse(model, Xtr, Ytr), cx)
@@ -128,6 +147,12 @@ def matern_krr(
 ) -> np.ndarray:
     """Kernel ridge regression predictions ``(n_test, d_out)``: K(X_test, X) (K(X, X) + ridge I)^{-1} Y."""
     ridge = check_positive(ridge, "ridge")
+    X_train = np.asarray(check_array(X_train, "X_train", ndim=2, kind="fiu"), float)
+    Y_train = np.asarray(check_array(Y_train, "Y_train", kind="fiu"), float)
+    n = len(X_train)
+    if Y_train.ndim not in (1, 2) or len(Y_train) != n:
+        raise ValueError(f"Y_train must be an array of shape ({n},) or ({n}, k), got shape {Y_train.shape}")
+    check_array(X_test, "X_test", shape=(None, X_train.shape[1]), kind="fiu")
     K = matern_kernel(X_train, nu)
     K[np.diag_indices_from(K)] += ridge
     alpha = np.linalg.solve(K, Y_train)
@@ -156,4 +181,5 @@ METHODS: dict[str, MethodInfo] = {
 
 def run_method(name: str, *args: object, **kw: object) -> Fit:
     """Run the registry method ``name`` (one of :data:`METHODS`)."""
+    check_instance(name, "name", str)
     return METHODS[check_choice(name, "name", tuple(METHODS))].call(*args, **kw)

@@ -24,12 +24,33 @@ which leaves f unchanged and minimises 1/2 (||W||^2 + ||V||^2 + ||b||^2) to sum_
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
-from paperkit import check_array, check_int
+from paperkit import check_array, check_bool, check_instance, check_int
 from torch import nn
 
-__all__ = ["MLP", "AccNet", "DeepMLP", "ShallowNet"]
+__all__ = ["MLP", "AccNet", "DeepMLP", "ShallowNet", "check_device"]
+
+
+def check_device(device: object, name: str = "device") -> torch.device:
+    """A CPU or CUDA ``torch.device`` (from a string or a device); CUDA only when a GPU is visible."""
+    if isinstance(device, str):
+        try:
+            dev = torch.device(device)
+        except RuntimeError as e:
+            raise ValueError(f"{name} must be a torch device such as 'cpu' or 'cuda', got {device!r}") from e
+    elif isinstance(device, torch.device):
+        dev = device
+    else:
+        raise TypeError(f"{name} must be a str or torch.device, got {type(device).__name__}")
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"{name} must be a CPU or CUDA device, got {device!r}")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{name} {device!r} needs a CUDA GPU, and none is visible")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"{name} {device!r} names a GPU that is absent ({torch.cuda.device_count()} seen)")
+    return dev
 
 
 class MLP(nn.Module):
@@ -44,9 +65,16 @@ class MLP(nn.Module):
         device: str | torch.device = "cpu",
     ) -> None:
         super().__init__()
+        if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence):
+            raise TypeError(f"widths must be a sequence of integers, got {type(widths).__name__}")
         if len(widths) < 2:
             raise ValueError(f"widths must list at least an input and an output size, got {widths}")
-        self.widths = [check_int(w, "widths", low=1) for w in widths]
+        self.widths = [check_int(w, f"widths[{i}]", low=1) for i, w in enumerate(widths)]
+        device = check_device(device)
+        if generator is not None:
+            check_instance(generator, "generator", torch.Generator)
+            if generator.device.type != device.type:
+                raise ValueError(f"generator is on {generator.device}, the model on {device}")
         self.linears: list[nn.Linear] = nn.ModuleList(  # type: ignore[assignment]
             nn.Linear(a, b, device=device) for a, b in zip(self.widths[:-1], self.widths[1:], strict=True)
         )
@@ -73,6 +101,7 @@ class MLP(nn.Module):
 
     def f1_norm_proxy(self, *, include_bias: bool = False) -> torch.Tensor:
         """``(L,)`` R_l = 1/2 (||V_l||_F^2 + ||W_l||_F^2) (+ ||b_l||^2 with ``include_bias``)."""
+        include_bias = check_bool(include_bias, "include_bias")
         out = []
         for V, W in self.blocks():
             r = V.weight.square().sum() + W.weight.square().sum()
@@ -92,7 +121,9 @@ class MLP(nn.Module):
 
     def complexity(self, X_train: torch.Tensor) -> float:
         """The bound's numerator over sqrt(N) (official ``complexities`` with rho = 1, b = max ||x_i||)."""
-        X_train = check_array(X_train, "X_train", shape=(None, self.widths[0]))
+        X_train = check_array(X_train, "X_train", shape=(None, self.widths[0]), kind="fiu")
+        if X_train.shape[0] == 0:
+            raise ValueError("X_train must have at least one row, got 0")
         X = torch.as_tensor(X_train, dtype=torch.float32)
         R, rho = self.f1_norm_proxy(), self.lipschitz_proxy()
         d = torch.tensor(self.representation_dims(), dtype=R.dtype, device=R.device)
@@ -126,6 +157,8 @@ def AccNet(
 ) -> MLP:
     """``[d_in, wide, narrow, wide, ..., narrow, wide, d_out]`` with ``n_blocks`` accordion blocks
     (official: wide 900, narrow 100, 5 blocks; ``n_blocks = 1`` is a shallow net)."""
+    d_in, d_out = check_int(d_in, "d_in", low=1), check_int(d_out, "d_out", low=1)
+    wide, narrow = check_int(wide, "wide", low=1), check_int(narrow, "narrow", low=1)
     n_blocks = check_int(n_blocks, "n_blocks", low=1)
     widths = [d_in] + [wide, narrow] * (n_blocks - 1) + [wide, d_out]
     return MLP(widths, generator=generator, device=device)
@@ -140,6 +173,8 @@ def ShallowNet(
     device: str | torch.device = "cpu",
 ) -> MLP:
     """``[d_in, width, d_out]``: one hidden ReLU layer (official: width 50 000)."""
+    d_in, d_out = check_int(d_in, "d_in", low=1), check_int(d_out, "d_out", low=1)
+    width = check_int(width, "width", low=1)
     return MLP([d_in, width, d_out], generator=generator, device=device)
 
 
@@ -153,5 +188,6 @@ def DeepMLP(
     device: str | torch.device = "cpu",
 ) -> MLP:
     """``[d_in] + [width] * depth + [d_out]`` (official: 12 hidden layers of width 500)."""
-    depth = check_int(depth, "depth", low=1)
+    d_in, d_out = check_int(d_in, "d_in", low=1), check_int(d_out, "d_out", low=1)
+    width, depth = check_int(width, "width", low=1), check_int(depth, "depth", low=1)
     return MLP([d_in] + [width] * depth + [d_out], generator=generator, device=device)

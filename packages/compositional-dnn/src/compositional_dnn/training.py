@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from paperkit import check_array, check_int, check_number, check_positive
+from paperkit import check_array, check_instance, check_int, check_number, check_positive
 from torch import nn
 
 from compositional_dnn.optim import Adam
@@ -41,17 +41,38 @@ class TrainLog:
 
 
 def check_stages(stages: Sequence[Stage]) -> tuple[Stage, ...]:
-    if isinstance(stages, str) or not isinstance(stages, Sequence) or not stages:
+    """The stages as ``(lr > 0, weight_decay >= 0, epochs >= 1)`` tuples of plain numbers."""
+    if isinstance(stages, str) or not isinstance(stages, Sequence):
         raise TypeError(f"stages must be a non-empty sequence of (lr, weight_decay, epochs), got {stages!r}")
+    if not stages:
+        raise ValueError("stages must be a non-empty sequence of (lr, weight_decay, epochs), got none")
     out = []
     for s in stages:
-        if not isinstance(s, Sequence) or len(s) != 3:
+        if isinstance(s, str) or not isinstance(s, Sequence) or len(s) != 3:
             raise ValueError(f"stages entries must be (lr, weight_decay, epochs), got {s!r}")
         out.append((
             check_positive(s[0], "stages lr"), check_number(s[1], "stages weight_decay", low=0),
             check_int(s[2], "stages epochs", low=1),
         ))  # fmt: skip
     return tuple(out)
+
+
+def _check_tensors(model: nn.Module, X: torch.Tensor, Y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``X (n >= 1, d)``, ``Y (n, k)``: finite float tensors on the model's device (and its input width)."""
+    X, Y = check_instance(X, "X", torch.Tensor), check_instance(Y, "Y", torch.Tensor)
+    X = check_array(X, "X", ndim=2, kind="f")
+    Y = check_array(Y, "Y", shape=(X.shape[0], None), kind="f")
+    if X.shape[0] == 0:
+        raise ValueError("X must have at least one row, got 0")
+    widths = getattr(model, "widths", None)
+    if widths is not None and (X.shape[1] != widths[0] or Y.shape[1] != widths[-1]):
+        raise ValueError(f"X and Y must have {widths[0]} and {widths[-1]} columns (the model's), got "
+                         f"{X.shape[1]} and {Y.shape[1]}")  # fmt: skip
+    param = next(model.parameters(), None)
+    for name, t in (("X", X), ("Y", Y)):
+        if param is not None and t.device != param.device:
+            raise ValueError(f"{name} is on {t.device}, the model on {param.device}")
+    return X, Y
 
 
 def mse(model: nn.Module, X: torch.Tensor, Y: torch.Tensor) -> float:
@@ -69,9 +90,9 @@ def train_staged(
     n_batches: int = 5,
 ) -> TrainLog:
     """Train ``model`` in place on ``X (n, d_in)``, ``Y (n, d_out)`` (float32 tensors on its device)."""
+    check_instance(model, "model", nn.Module)
     stages = check_stages(stages)
-    X = check_array(X, "X", ndim=2)
-    Y = check_array(Y, "Y", shape=(X.shape[0], None))
+    X, Y = _check_tensors(model, X, Y)
     n_batches = check_int(n_batches, "n_batches", low=1, high=X.shape[0])
     size = X.shape[0] // n_batches  # official: N // num_batches rows per batch, the remainder unused
     xb, yb = X[: size * n_batches].split(size), Y[: size * n_batches].split(size)
