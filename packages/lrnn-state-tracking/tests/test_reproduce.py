@@ -46,7 +46,7 @@ def test_smoke_claims_are_computed_from_the_core(smoke_report):
     assert smoke_report.claims[1].observed == zero_one
     assert smoke_report.claims[2].observed == run_one(cfg, exp, "deltanet[-1,1]", 3).acc_eval
     assert smoke_report.claims[3].observed == 1.0 and smoke_report.claims[3].passed
-    assert oracle_accuracy(cfg, 3, "cpu")["deltanet"] == 1.0
+    assert oracle_accuracy(cfg, 3, "cpu").deltanet == 1.0
     assert len(smoke_report.tables["Accuracy by block and model"]) == 4
 
 

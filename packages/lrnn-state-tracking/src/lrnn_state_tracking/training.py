@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit import resolve_device
-from paperkit.validation import check_int
+from paperkit.validation import check_instance, check_int
 
 from lrnn_state_tracking.models import LRNNLM
 from lrnn_state_tracking.tasks import Batch, Task
@@ -38,8 +38,7 @@ class History:
 def check_device(device: str | torch.device) -> str:
     """``device`` as a string this machine can use; an unavailable one (``"cuda"`` without a GPU, an
     unknown name) raises :class:`paperkit.DeviceError` naming it, instead of torch's driver error."""
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a str or torch.device, got {type(device).__name__}")
+    check_instance(device, "device", (str, torch.device))
     return resolve_device(str(device))
 
 
