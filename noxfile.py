@@ -90,8 +90,17 @@ def _gpu_present() -> bool:
         return False
 
 
+def _module(folder: str) -> str:
+    return folder.replace("-", "_")
+
+
 def _pytest(session: nox.Session, folder: str, *args: str, budget: float | None) -> None:
-    """pytest in the package's folder, its CPU time measured (children included) against ``budget``."""
+    """pytest in the package's folder, its CPU time measured (children included) against ``budget``.
+
+    The environment's bytecode is written first, outside the meter (scripts/warm_bytecode.py): a fresh
+    uv environment has none, and the first torch import would otherwise charge ~12 CPU-s of compilation
+    to whichever test ran first."""
+    session.run("python", str(ROOT / "scripts" / "warm_bytecode.py"), _module(folder), env=ONE_THREAD)
     session.chdir(_path(folder))
     record = os.environ.get("CI_RECORD_DIR")
     meter = [str(ROOT / "scripts" / "cpu_meter.py"), "--label", session.name]

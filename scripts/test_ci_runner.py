@@ -6,6 +6,7 @@ from pathlib import Path
 
 import ci_runner
 import pytest
+import warm_bytecode
 from check_wheels import findings
 from cpu_meter import measure, verdict
 
@@ -95,3 +96,10 @@ def test_counts_and_table():
     text = ci_runner.table([outcome], 30.0, 12.5)
     assert "| tests(x-cpu) | passed | 12.0 | 40.0 | 35.0 (over) | 3 passed |" in text
     assert ci_runner.slug("tests(iclr25-rslqr-cpu)") == "tests-iclr25-rslqr-cpu"
+
+
+def test_warm_bytecode_imports_the_package_and_refuses_an_unknown_one() -> None:
+    assert warm_bytecode.warm("json")[0] == "json"
+    with pytest.raises(SystemExit, match="no module named 'no_such_module_x'"):
+        warm_bytecode.warm("no_such_module_x")
+    assert warm_bytecode.main([]) == 2

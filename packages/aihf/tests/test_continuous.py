@@ -85,7 +85,7 @@ def test_bad_inputs_of_the_continuous_trainer():
     cfg = ContinuousConfig(env_steps=10, bc_steps=1)
     with pytest.raises(ValueError, match="method must be one of"):
         train_continuous("GAIL", demos, [], cfg, 0)
-    with pytest.raises(ValueError, match=r"lam .* must be >= 0"):
+    with pytest.raises(ValueError, match=r"lam \(λ.* must be a finite number >= 0"):
         train_continuous("AIHF", demos, [(demos[0], demos[1])], ContinuousConfig(lam=-1.0), 0)
     with pytest.raises(ValueError, match="demos is empty"):
         train_continuous("ML-IRL", [], [], cfg, 0)

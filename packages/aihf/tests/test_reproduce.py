@@ -20,7 +20,7 @@ def test_scales_are_valid_and_ordered():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"lam": -1.0}, "lam must be >= 0"),
+        ({"lam": -1.0}, "lam must be a finite number >= 0"),
         ({"regimes": ("A/scarce",)}, "must include"),
         ({"regimes": ("C",)}, "unknown regimes"),
         ({"n_seeds": 0}, ">= 1"),

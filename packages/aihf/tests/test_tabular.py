@@ -239,7 +239,7 @@ def test_behaviour_cloning_counts():
 
 def test_bad_inputs(grid):
     _, mdp, _, demos, pairs = grid
-    with pytest.raises(ValueError, match=r"lam .* must be >= 0"):
+    with pytest.raises(ValueError, match=r"lam \(λ.* must be a finite number >= 0"):
         aihf_tabular(mdp, demos, pairs, -1.0)
     with pytest.raises(ValueError, match="both terms are empty"):
         aihf_tabular(mdp, [], [], 1.0)

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -63,30 +62,59 @@ def model_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [
-        ([], "a command is required"),
-        (["serve"], "--model"),
-        (["serve", "--model", "{dir}", "--host", "0.0.0.0"], "not a loopback address; add --allow-remote"),
-        (["serve", "--model", "{dir}", "--host", "192.168.1.5"], "not a loopback address"),
-        (["serve", "--model", "{dir}/missing"], "no such folder"),
-        (["serve", "--model", "{dir}/.."], "not a model folder"),
-        (["serve", "--model", "{dir}", "--port", "70000"], "--port must be an integer in [0, 65535]"),
-        (["serve", "--model", "{dir}", "--port", "x"], "--port must be an integer"),
-        (["serve", "--model", "{dir}", "--api-key", ""], "--api-key must not be empty"),
-        (["serve", "--model", "{dir}", "--device", "tpu"], "unknown device 'tpu'"),
-        (["serve", "--model", "{dir}", "--seed", "-3"], "--seed must be a non-negative integer"),
-        (["fly"], "invalid choice"),
-    ],
-)
-def test_bad_command_lines_exit_2_with_one_line(args: list[str], fragment: str, model_dir: Path) -> None:
-    start = time.monotonic()
-    proc = run_cli("paperkit-lm", *(a.replace("{dir}", str(model_dir)) for a in args), timeout=60)
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in proc.stderr
-    assert time.monotonic() - start < 10  # refused before torch is imported
+BAD_COMMAND_LINES = [
+    ([], "a command is required"),
+    (["serve"], "--model"),
+    (["serve", "--model", "{dir}", "--host", "0.0.0.0"], "not a loopback address; add --allow-remote"),
+    (["serve", "--model", "{dir}", "--host", "192.168.1.5"], "not a loopback address"),
+    (["serve", "--model", "{dir}/missing"], "no such folder"),
+    (["serve", "--model", "{dir}/.."], "not a model folder"),
+    (["serve", "--model", "{dir}", "--port", "70000"], "--port must be an integer in [0, 65535]"),
+    (["serve", "--model", "{dir}", "--port", "x"], "--port must be an integer"),
+    (["serve", "--model", "{dir}", "--api-key", ""], "--api-key must not be empty"),
+    (["serve", "--model", "{dir}", "--device", "tpu"], "unknown device 'tpu'"),
+    (["serve", "--model", "{dir}", "--seed", "-3"], "--seed must be a non-negative integer"),
+    (["fly"], "invalid choice"),
+]
+
+# One fresh interpreter answers every bad command line through the console script's own ``main`` (an
+# interpreter start-up each would cost ~8 CPU-s in all), then reports whether anything imported torch.
+_REFUSE_ALL = """
+import contextlib, io, json, sys
+import paperkit.lm.cli as cli
+results = []
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(argv)
+        except SystemExit as exit_:
+            code = exit_.code
+    results.append([code, err.getvalue()])
+heavy = sorted(m for m in ("torch", "transformers") if m in sys.modules)
+print(json.dumps({"results": results, "heavy": heavy}))
+"""
+
+
+def test_bad_command_lines_exit_2_with_one_line_before_torch(model_dir: Path) -> None:
+    argvs = [[a.replace("{dir}", str(model_dir)) for a in args] for args, _ in BAD_COMMAND_LINES]
+    proc = subprocess.run(
+        [sys.executable, "-c", _REFUSE_ALL, json.dumps(argvs)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["heavy"] == []  # every refusal came before torch or transformers was imported
+    for (args, fragment), (code, err) in zip(BAD_COMMAND_LINES, report["results"], strict=True):
+        lines = err.strip().splitlines()
+        assert code == 2, (args, err)
+        assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in err, (args, err)
+
+
+def test_the_console_script_itself_refuses_with_one_line(model_dir: Path) -> None:
+    proc = run_cli("paperkit-lm", "serve", "--model", model_dir, "--port", "x", timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert "--port must be an integer" in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow  # a fresh interpreter importing torch and transformers: ~10 s on 2 cores

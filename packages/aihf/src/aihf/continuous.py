@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from numpy.typing import NDArray
+from paperkit.validation import check_choice, check_positive
 from torch import Tensor, nn
 
 from aihf.data import PreferencePair, Trajectory, collect_trajectories
@@ -219,10 +220,8 @@ def train_continuous(
     """Train one method; returns the final actor and a log {"steps": [...], "returns": [...], "reward": r_θ}
     (true returns of the mean action at every ``eval_every`` env steps, empty when 0; the learned reward
     MLP, None for BC and Oracle)."""
-    if method not in CONTINUOUS_METHODS + REFERENCE_METHODS:
-        raise ValueError(f"method must be one of {CONTINUOUS_METHODS + REFERENCE_METHODS}, got {method!r}")
-    if config.lam < 0:
-        raise ValueError(f"lam (λ) must be >= 0, got {config.lam}")
+    check_choice(method, "method", CONTINUOUS_METHODS + REFERENCE_METHODS)
+    check_positive(config.lam, "lam (λ)", strict=False)
     if len(demos) == 0:
         raise ValueError("demos is empty; every continuous method starts from behaviour cloning on D")
     if method in ("RLHF", "AIHF") and len(pairs) == 0:
@@ -281,38 +280,70 @@ def train_continuous(
                 length = min(e - s for s, e in recent)
                 po = torch.as_tensor(np.stack([buf_o[s : s + length] for s, _ in recent]), device=device)
                 pa = torch.as_tensor(np.stack([buf_a[s : s + length] for s, _ in recent]), device=device)
-                for _ in range(config.reward_steps):
-                    r_d, r_p = reward(d_obs, d_act), reward(po, pa)
-                    obj = (r_d.sum(-1).mean() - r_p.sum(-1).mean()) / config.beta
-                    if lam > 0:
-                        obj = obj - lam * _bt_loss(reward, pw, pl)
-                    loss = -obj + config.l2 * (r_d.pow(2).mean() + r_p.pow(2).mean())
-                    r_opt.zero_grad()
-                    loss.backward()
-                    r_opt.step()
+                prefs = (lam, pw, pl) if lam > 0 else None
+                _reward_steps(reward, r_opt, (d_obs, d_act), (po, pa), prefs, config)
             if t + 1 >= config.start_steps:
                 updates_due += config.updates_per_step
                 while updates_due >= 1.0:
                     updates_due -= 1.0
                     idx = torch.randint(t + 1, (config.batch,), generator=gen).numpy()
-                    o = torch.as_tensor(buf_o[idx], device=device)
-                    ac = torch.as_tensor(buf_a[idx], device=device)
-                    if method == "Oracle":
-                        rew = torch.as_tensor(buf_r[idx], device=device)
-                    else:
-                        with torch.no_grad():
-                            rew = reward(o, ac)
-                    sac.update(
-                        o,
-                        ac,
-                        rew,
-                        torch.as_tensor(buf_o2[idx], device=device),
-                        torch.as_tensor(buf_d[idx], device=device),
-                        gen,
-                    )
+                    true_reward = buf_r if method == "Oracle" else None
+                    _sac_update(sac, reward, (buf_o, buf_a, buf_o2, buf_d), true_reward, idx, gen, device)
             if eval_every and (t + 1) % eval_every == 0:
                 log["steps"].append(t + 1)
                 log["returns"].append(
                     evaluate_actor(sac.actor, config.env_id, eval_episodes, 10_000 + seed, device)
                 )
         return sac.actor, log
+
+
+def _reward_steps(
+    reward: MLPReward,
+    opt: torch.optim.Optimizer,
+    demo: tuple[torch.Tensor, torch.Tensor],
+    policy: tuple[torch.Tensor, torch.Tensor],
+    prefs: tuple[float, Any, Any] | None,
+    config: ContinuousConfig,
+) -> None:
+    """``config.reward_steps`` ascent steps on the demonstrations' reward minus the current policy's
+    (divided by β), minus λ times the Bradley–Terry loss of ``prefs`` = (λ, preferred, dispreferred) when
+    given, with an L2 penalty on both rewards."""
+    for _ in range(config.reward_steps):
+        r_d, r_p = reward(*demo), reward(*policy)
+        obj = (r_d.sum(-1).mean() - r_p.sum(-1).mean()) / config.beta
+        if prefs is not None:
+            lam, pw, pl = prefs
+            obj = obj - lam * _bt_loss(reward, pw, pl)
+        loss = -obj + config.l2 * (r_d.pow(2).mean() + r_p.pow(2).mean())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def _sac_update(
+    sac: SAC,
+    reward: MLPReward,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    true_reward: np.ndarray | None,
+    idx: np.ndarray,
+    gen: torch.Generator,
+    device: str,
+) -> None:
+    """One SAC step on the replay rows ``idx``, rewarded by the learned reward (the true reward for the
+    Oracle, ``true_reward`` given)."""
+    buf_o, buf_a, buf_o2, buf_d = buffers
+    o = torch.as_tensor(buf_o[idx], device=device)
+    ac = torch.as_tensor(buf_a[idx], device=device)
+    if true_reward is not None:
+        rew = torch.as_tensor(true_reward[idx], device=device)
+    else:
+        with torch.no_grad():
+            rew = reward(o, ac)
+    sac.update(
+        o,
+        ac,
+        rew,
+        torch.as_tensor(buf_o2[idx], device=device),
+        torch.as_tensor(buf_d[idx], device=device),
+        gen,
+    )

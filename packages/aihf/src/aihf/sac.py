@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 
 import torch
+from paperkit.validation import check_positive
 from torch import Tensor, nn
 
 __all__ = ["SAC", "TanhGaussianActor", "mlp"]
@@ -81,8 +82,7 @@ class SAC(nn.Module):
         device: str | torch.device = "cpu",
     ) -> None:
         super().__init__()
-        if alpha <= 0:
-            raise ValueError(f"alpha must be > 0, got {alpha}")
+        check_positive(alpha, "alpha")
         self.actor = TanhGaussianActor(obs_dim, act_dim, hidden)
         self.q1, self.q2 = (mlp([obs_dim + act_dim, *hidden, 1]) for _ in range(2))
         self.q1_t, self.q2_t = (mlp([obs_dim + act_dim, *hidden, 1]) for _ in range(2))

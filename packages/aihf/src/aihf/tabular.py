@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from paperkit.validation import check_int, check_positive
 
 from aihf.data import PreferencePair, Trajectory
 
@@ -145,9 +146,7 @@ def _check_reward(r: Any, S: int, A: int, name: str = "r") -> F64:
 
 
 def _check_horizon(horizon: Any) -> int:
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
-    return int(horizon)
+    return check_int(horizon, "horizon", low=1)
 
 
 def soft_value_iteration(P: F64, r: F64, beta: float, horizon: int, log_ref: F64 | None = None) -> SoftVI:
@@ -166,8 +165,7 @@ def soft_value_iteration(P: F64, r: F64, beta: float, horizon: int, log_ref: F64
     """
     P = _check_transitions(P)
     S, A, _ = P.shape
-    if not (isinstance(beta, (int, float, np.floating)) and math.isfinite(beta) and beta > 0):
-        raise ValueError(f"beta must be a finite number > 0, got {beta!r}")
+    check_positive(beta, "beta")
     horizon = _check_horizon(horizon)
     r = _check_reward(r, S, A)
     rsa = r[:, None] if r.ndim == 1 else r
@@ -330,12 +328,10 @@ def _objective(
 
 
 def _check(lam: float, beta: float, steps: int, lr: float) -> None:
-    if not np.isfinite(lam) or lam < 0:
-        raise ValueError(f"lam (λ, the preference weight) must be >= 0, got {lam}")
-    if beta <= 0:
-        raise ValueError(f"beta must be > 0, got {beta}")
-    if steps < 0 or lr <= 0:
-        raise ValueError(f"steps must be >= 0 and lr > 0, got steps={steps}, lr={lr}")
+    check_positive(lam, "lam (λ, the preference weight)", strict=False)
+    check_positive(beta, "beta")
+    check_int(steps, "steps", low=0)
+    check_positive(lr, "lr")
 
 
 def aihf_objective(

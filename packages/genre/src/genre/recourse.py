@@ -184,17 +184,7 @@ class GenRe:
                 positives to pair with (h(x) > γ with y = 1 for no training point).
         """
         self._check_params()
-        X = check_features(X)
-        y = np.asarray(y)
-        if y.shape != (len(X),):
-            raise ValueError(f"y must have shape ({len(X)},), got {y.shape}")
-        if not np.all(np.isin(y, (0, 1))):
-            raise ValueError("y must hold labels 0 and 1 only (1 = favourable)")
-        if X.min() < -1e-6 or X.max() > 1 + 1e-6:
-            raise ValueError(
-                f"X must be min-max scaled to [0, 1] (the pair model's bins cover [0, 1]); got values in "
-                f"[{X.min():.3g}, {X.max():.3g}]"
-            )
+        X, y = _check_training_data(X, y)
         d = X.shape[1]
         cat = _mask(self.cat_mask, d, "cat_mask")
         imm = _mask(self.imm_mask, d, "imm_mask")
@@ -208,7 +198,32 @@ class GenRe:
             )
         if not neg.any():
             raise ValueError(f"no negatives: the classifier gives h(x) > gamma = {self.gamma} to every point")
+        # One generator for the splits and every epoch's partner draws, in that order.
         rng = np.random.default_rng(self.seed)
+        train, val = self._pair_samplers(X, self._encoder_tokens(y, training=True), neg, pos, imm, rng)
+        model, history, best_epoch = self._train_pair_model(d, train, val, rng)
+        model.eval()
+        self.model_ = model
+        self.n_features_in_ = d
+        self.cat_mask_ = cat
+        self.imm_mask_ = imm
+        self.n_neg_ = int(neg.sum())
+        self.n_pos_ = int(pos.sum())
+        self.history_ = history
+        self.best_epoch_ = best_epoch
+        return self
+
+    def _pair_samplers(
+        self,
+        X: np.ndarray,
+        y_enc: np.ndarray,
+        neg: np.ndarray,
+        pos: np.ndarray,
+        imm: np.ndarray,
+        rng: np.random.Generator,
+    ) -> tuple[PairSampler, PairSampler | None]:
+        """The training pairs and (when both sides have validation points) the validation pairs:
+        negatives and positives are each split by ``val_frac``, negatives first."""
 
         def split(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             idx = rng.permutation(idx)
@@ -217,7 +232,6 @@ class GenRe:
 
         neg_tr, neg_va = split(np.flatnonzero(neg))
         pos_tr, pos_va = split(np.flatnonzero(pos))
-        y_enc = self._encoder_tokens(y, training=True)
         train = PairSampler(X[neg_tr], y_enc[neg_tr], X[pos_tr], self.lam, self.top_k, self.p, imm)
         if len(train) == 0:
             raise ValueError("no negative shares its immutable features with any positive: no pairs")
@@ -226,7 +240,13 @@ class GenRe:
             val = PairSampler(X[neg_va], y_enc[neg_va], X[pos_va], self.lam, self.top_k, self.p, imm)
             if len(val) == 0:
                 val = None
+        return train, val
 
+    def _train_pair_model(
+        self, d: int, train: PairSampler, val: PairSampler | None, rng: np.random.Generator
+    ) -> tuple[PairTransformer, dict[str, list[float]], int]:
+        """Adam on the pair likelihood, one fresh partner per source each epoch; keeps the weights of the
+        best validation loss (checked every ``eval_every`` epochs). Returns (model, history, best epoch)."""
         dev = torch.device(self.device)
         fork = (
             [dev.index if dev.index is not None else torch.cuda.current_device()]
@@ -249,25 +269,8 @@ class GenRe:
             opt = torch.optim.Adam(model.parameters(), lr=self.lr)
             history: dict[str, list[float]] = {"epoch": [], "train": [], "val": []}
             best, best_state, best_epoch = math.inf, None, -1
-
-            def drawer(s: PairSampler) -> Callable[[], tuple[torch.Tensor, ...]]:
-                """Every kept source with one freshly drawn partner (``PairSampler.sample``, on ``dev``).
-
-                The sources, their labels and the candidates are moved to the device once, not every epoch.
-                """
-                xn = torch.as_tensor(s.X_neg, dtype=torch.float32, device=dev)
-                yn = torch.as_tensor(s.y_neg, dtype=torch.float32, device=dev)
-                X_pos = torch.as_tensor(s.X_pos, dtype=torch.float32, device=dev)
-                yp = torch.ones(len(s), device=dev)
-
-                def draw() -> tuple[torch.Tensor, ...]:
-                    return xn, yn, X_pos[torch.as_tensor(s.sample_index(rng), device=dev)], yp
-
-                return draw
-
-            draw_train = drawer(train)
-            draw_val = drawer(val) if val is not None else None
-
+            draw_train = _pair_drawer(train, dev, rng)
+            draw_val = _pair_drawer(val, dev, rng) if val is not None else None
             for epoch in range(self.epochs):
                 model.train()
                 xn, yn, xp, yp = draw_train()
@@ -293,16 +296,7 @@ class GenRe:
                 model.load_state_dict(best_state)
             else:
                 best_epoch = self.epochs - 1
-        model.eval()
-        self.model_ = model
-        self.n_features_in_ = d
-        self.cat_mask_ = cat
-        self.imm_mask_ = imm
-        self.n_neg_ = int(neg.sum())
-        self.n_pos_ = int(pos.sum())
-        self.history_ = history
-        self.best_epoch_ = best_epoch
-        return self
+        return model, history, best_epoch
 
     # ------------------------------------------------------------------ inference
     def _check_fitted(self) -> None:
@@ -360,3 +354,36 @@ class GenRe:
             ok = as_proba(self.classifier)(X) >= 0.5
             best[ok] = X[ok]
         return best
+
+
+def _check_training_data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    X = check_features(X)
+    y = np.asarray(y)
+    if y.shape != (len(X),):
+        raise ValueError(f"y must have shape ({len(X)},), got {y.shape}")
+    if not np.all(np.isin(y, (0, 1))):
+        raise ValueError("y must hold labels 0 and 1 only (1 = favourable)")
+    if X.min() < -1e-6 or X.max() > 1 + 1e-6:
+        raise ValueError(
+            f"X must be min-max scaled to [0, 1] (the pair model's bins cover [0, 1]); got values in "
+            f"[{X.min():.3g}, {X.max():.3g}]"
+        )
+    return X, y
+
+
+def _pair_drawer(
+    s: PairSampler, dev: torch.device, rng: np.random.Generator
+) -> Callable[[], tuple[torch.Tensor, ...]]:
+    """Every kept source with one freshly drawn partner (``PairSampler.sample``, on ``dev``).
+
+    The sources, their labels and the candidates are moved to the device once, not every epoch.
+    """
+    xn = torch.as_tensor(s.X_neg, dtype=torch.float32, device=dev)
+    yn = torch.as_tensor(s.y_neg, dtype=torch.float32, device=dev)
+    X_pos = torch.as_tensor(s.X_pos, dtype=torch.float32, device=dev)
+    yp = torch.ones(len(s), device=dev)
+
+    def draw() -> tuple[torch.Tensor, ...]:
+        return xn, yn, X_pos[torch.as_tensor(s.sample_index(rng), device=dev)], yp
+
+    return draw

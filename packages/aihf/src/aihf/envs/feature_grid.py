@@ -22,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
+from paperkit.validation import check_choice, check_int, check_probability
 
 __all__ = ["ENV_ID", "FeatureGridEnv", "grid_layout", "register_envs"]
 
@@ -34,8 +35,7 @@ def grid_layout(
     size: int = 8, n_hazard: int = 8, n_mud: int = 12, layout_seed: int = 0
 ) -> NDArray[np.float64]:
     """Binary feature matrix (size*size, 3) of (goal, hazard, mud); state index = row * size + col."""
-    if not isinstance(size, int) or size < 3:
-        raise ValueError(f"size must be an int >= 3, got {size!r}")
+    check_int(size, "size", low=3)
     n = size * size
     if n_hazard < 0 or n_mud < 0 or n_hazard + n_mud > n - 2:
         raise ValueError(f"need 0 <= n_hazard + n_mud <= {n - 2}, got {n_hazard} + {n_mud}")
@@ -75,12 +75,9 @@ class FeatureGridEnv(gym.Env[np.int64, np.int64]):
         start: str = "corner",
     ) -> None:
         super().__init__()
-        if not 0.0 <= slip <= 1.0:
-            raise ValueError(f"slip must be in [0, 1], got {slip}")
-        if not isinstance(horizon, int) or horizon < 1:
-            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
-        if start not in ("corner", "uniform"):
-            raise ValueError(f"start must be 'corner' or 'uniform', got {start!r}")
+        check_probability(slip, "slip")
+        check_int(horizon, "horizon", low=1)
+        check_choice(start, "start", ("corner", "uniform"))
         self.size, self.slip, self.horizon, self.start = size, float(slip), horizon, start
         self._phi = grid_layout(size, n_hazard, n_mud, layout_seed)
         self.theta_star = np.asarray(theta_star, dtype=np.float64)

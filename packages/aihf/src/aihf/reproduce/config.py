@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from paperkit.scales import Scales, ScaleTable
+from paperkit.validation import check_int, check_positive
 
 from aihf.continuous import ContinuousConfig
 
@@ -84,17 +85,18 @@ class Config(Scales):
     margins: Margins = field(default_factory=Margins)
 
     def __post_init__(self) -> None:
-        if self.n_seeds < 1 or self.n_demos < 1 or self.steps < 1:
-            raise ValueError("n_seeds, n_demos and steps must be >= 1")
-        if self.lam < 0 or any(x < 0 for x in self.lam_sweep):
-            raise ValueError(f"lam must be >= 0, got {self.lam} / {self.lam_sweep}")
+        for name in ("n_seeds", "n_demos", "steps"):
+            check_int(getattr(self, name), name, low=1)
+        check_positive(self.lam, "lam", strict=False)
+        for x in self.lam_sweep:
+            check_positive(x, "lam_sweep entries", strict=False)
         unknown = set(self.regimes) - set(REGIMES)
         if unknown:
             raise ValueError(f"unknown regimes {sorted(unknown)}; expected names from {list(REGIMES)}")
         if not {"A/scarce", "A/rich"} <= set(self.regimes):
             raise ValueError("regimes must include 'A/scarce' and 'A/rich' (the claims are about them)")
-        if self.reacher_seeds < 0 or self.reward_targets < 1:
-            raise ValueError("reacher_seeds must be >= 0 and reward_targets >= 1")
+        check_int(self.reacher_seeds, "reacher_seeds", low=0)
+        check_int(self.reward_targets, "reward_targets", low=1)
         if len(self.reacher_pairs) != 2 or not 0 < self.reacher_pairs[0] < self.reacher_pairs[1]:
             raise ValueError(
                 f"reacher_pairs must be (scarce, rich) with 0 < scarce < rich, got {self.reacher_pairs}"
