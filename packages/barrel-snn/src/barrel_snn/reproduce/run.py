@@ -3,6 +3,10 @@ brian2, and simulate the full column in brian2; every part returns a typed recor
 
 ``run_cases(config, seed=..., device=...)`` returns :class:`Records`; ``run(config, seed=..., device=...)``
 wraps them, with the claims and the tables, into a paperkit Report (``metrics`` is their JSON form).
+
+brian2 is imported with the experiment, not first inside :mod:`barrel_snn.brian`'s functions: every run
+needs it, and importing ``barrel_snn.reproduce`` is what the CI's bytecode warm-up does
+(scripts/warm_bytecode.py), so brian2's and sympy's bytecode is then written outside the metered tests.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import brian2  # noqa: F401  (every run simulates in brian2: loaded with the experiment, see below)
 import numpy as np
 import torch
 from paperkit import Report, torch_threads
