@@ -1,5 +1,6 @@
 """Figures from the run's records (their JSON form in ``report.metrics``): matplotlib ``Figure`` objects,
-no global pyplot state."""
+no global pyplot state. matplotlib loads with the experiment (every run writes its plots), so the CI's
+bytecode warm-up of ``barrel_snn.reproduce`` covers it."""
 
 from __future__ import annotations
 
@@ -7,18 +8,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from barrel_snn.anatomy import POPULATIONS
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
     from paperkit import Report
 
 
 def accuracy_figure(m: Mapping[str, Any]) -> Figure:
     """Training accuracy per epoch (left); test accuracy of the SNN seeds and the baselines (right)."""
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(11, 4))
     ax = fig.add_subplot(1, 2, 1)
     for s, v in m["per_seed"].items():
@@ -38,8 +37,6 @@ def accuracy_figure(m: Mapping[str, Any]) -> Figure:
 
 def deprivation_figure(m: Mapping[str, Any]) -> Figure:
     """Accuracy of every draw and their mean against the number of deprived whiskers."""
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(5.5, 4))
     ax = fig.add_subplot()
     ks = sorted(int(k) for k in m["deprivation"])
@@ -55,8 +52,6 @@ def deprivation_figure(m: Mapping[str, Any]) -> Figure:
 
 def raster_figure(m: Mapping[str, Any]) -> Figure:
     """The first test trial's spikes in torch and in brian2 (float64 jacobi twin), side by side."""
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(11, 4))
     T, N = m["raster_shape"]
     for n, key in enumerate(("torch", "brian2")):
@@ -71,8 +66,6 @@ def raster_figure(m: Mapping[str, Any]) -> Figure:
 
 def rates_figure(rates: list[float]) -> Figure:
     """Firing rate per subtype of the full-scale brian2 column (E red, I blue)."""
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(8, 4))
     ax = fig.add_subplot()
     names = [p.name for p in POPULATIONS]
