@@ -14,7 +14,7 @@ import time
 import numpy as np
 import torch
 from barrel_snn.brian import simulate
-from barrel_snn.model import BarrelSNN
+from barrel_snn.models import BarrelSNN
 
 
 def main() -> None:

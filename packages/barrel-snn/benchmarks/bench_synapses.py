@@ -12,7 +12,7 @@ import argparse
 import time
 
 import torch
-from barrel_snn.model import BarrelSNN, loss_fn
+from barrel_snn.models import BarrelSNN, loss_fn
 
 
 def step_time(scale: float, sparse: bool, batch: int, T: int, reps: int) -> float:

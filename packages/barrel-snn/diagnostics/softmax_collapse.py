@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 import torch
-from barrel_snn.model import loss_fn
+from barrel_snn.models import loss_fn
 from barrel_snn.reproduce import Config, build_snn, make_data
 from barrel_snn.training import make_optimizer
 

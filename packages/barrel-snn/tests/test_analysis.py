@@ -5,9 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from barrel_snn.analysis import anova_selectivity, constraint_violations, isi_cv, population_rates
-from barrel_snn.model import BarrelSNN
-from scipy.stats import f_oneway
+from barrel_snn.analysis import (
+    anova_selectivity,
+    average_ranks,
+    constraint_violations,
+    isi_cv,
+    population_rates,
+    spearman,
+)
+from barrel_snn.models import BarrelSNN
+from scipy.stats import f_oneway, rankdata, spearmanr
 
 
 def test_isi_cv_closed_forms():
@@ -59,3 +66,12 @@ def test_anova_gives_p_one_for_neurons_without_variation():
     p, sel = anova_selectivity(spikes, labels)
     np.testing.assert_array_equal(p, [1.0, 1.0])
     assert not sel.any()
+
+
+def test_spearman_equals_scipy_bit_for_bit(rng):
+    # ties (the deprivation claim's x has only a few distinct values) and continuous y
+    x = np.repeat([0.0, 1.0, 4.0, 8.0], 3)
+    for y in (rng.random(12), np.round(rng.random(12), 1), -x + rng.normal(0, 0.1, 12)):
+        np.testing.assert_array_equal(average_ranks(y), rankdata(y))
+        assert spearman(x, y) == spearmanr(x, y).statistic
+    assert np.isnan(spearman(x, np.ones(12))) and np.isnan(spearman(x[:1], x[:1]))

@@ -53,10 +53,10 @@ def test_mask_density_within_three_sigma():
 
 @pytest.mark.parametrize("bad", [0, -0.5, 1.5, float("nan")])
 def test_bad_scale_is_refused(bad):
-    with pytest.raises(ValueError, match="scale must be in"):
+    with pytest.raises(ValueError, match="scale must be a finite number in"):
         population_sizes(bad)
 
 
 def test_scale_of_wrong_type_is_refused():
-    with pytest.raises(TypeError, match="scale must be a number"):
+    with pytest.raises(TypeError, match="scale must be a finite number"):
         population_sizes("0.5")  # type: ignore[arg-type]

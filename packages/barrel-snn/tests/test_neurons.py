@@ -75,7 +75,7 @@ def test_surrogate_gradient_is_exact(rng):
 
 
 def test_bad_cell_arguments():
-    with pytest.raises(ValueError, match="n must be >= 1"):
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
         ALIFCell(0)
-    with pytest.raises(ValueError, match="tau_m and tau_adp must be >= 1"):
+    with pytest.raises(ValueError, match="tau_m must be a finite number >= 1"):
         ALIFCell(3, tau_m=0.5)

@@ -20,7 +20,7 @@ def _load_fla_naive():
     it through ``fla.ops`` would import every Triton kernel module (about 25 CPU-s), too slow here."""
     spec = importlib.util.find_spec("fla")
     if spec is None or not spec.submodule_search_locations:
-        pytest.skip("fla-core is not installed (it is in this package's test group)")
+        pytest.skip("fla-core is not installed (it is in this package's test group)", allow_module_level=True)
     path = Path(next(iter(spec.submodule_search_locations))) / "ops" / "delta_rule" / "naive.py"
     mod_spec = importlib.util.spec_from_file_location("fla_delta_rule_naive", path)
     assert mod_spec is not None and mod_spec.loader is not None

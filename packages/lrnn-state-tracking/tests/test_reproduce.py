@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 import torch
-from lrnn_state_tracking.model import LRNNLM
+from lrnn_state_tracking.models import LRNNLM
 from lrnn_state_tracking.reproduce import (
     SHORT_PARITY,
+    Block,
     Config,
-    Experiment,
     oracle_accuracy,
     plots,
     run,
@@ -41,12 +41,12 @@ def test_smoke_claims_are_computed_from_the_core(smoke_report):
     exp = cfg.experiments[0]
     # Recompute from single runs of the core, same seed.
     pm1 = run_one(cfg, exp, "diag[-1,1]", 3)
-    assert smoke_report.claims[0].observed == pm1["acc_eval"]
-    zero_one = max(run_one(cfg, exp, n, 3)["acc_eval"] for n in ("diag[0,1]", "deltanet[0,1]"))
+    assert smoke_report.claims[0].observed == pm1.acc_eval
+    zero_one = max(run_one(cfg, exp, n, 3).acc_eval for n in ("diag[0,1]", "deltanet[0,1]"))
     assert smoke_report.claims[1].observed == zero_one
-    assert smoke_report.claims[2].observed == run_one(cfg, exp, "deltanet[-1,1]", 3)["acc_eval"]
+    assert smoke_report.claims[2].observed == run_one(cfg, exp, "deltanet[-1,1]", 3).acc_eval
     assert smoke_report.claims[3].observed == 1.0 and smoke_report.claims[3].passed
-    assert oracle_accuracy(cfg, 3, "cpu")["deltanet"] == 1.0
+    assert oracle_accuracy(cfg, 3, "cpu").deltanet == 1.0
     assert len(smoke_report.tables["Accuracy by block and model"]) == 4
 
 
@@ -62,9 +62,9 @@ def test_report_only_claims_are_reported_when_their_tasks_run():
     cfg = dataclasses.replace(
         Config.smoke(),
         experiments=(
-            Experiment("parity", ("diag[-1,1]",), 1, 2, 8, 1, 1e-2),
-            Experiment("count_mod3", ("diag[0,1]", "ghproduct[-1,1]"), 1, 2, 8, 1, 1e-2),
-            Experiment("mod_arith", ("deltanet[0,1]", "deltanet[-1,1]"), 1, 2, 8, 1, 1e-2),
+            Block("parity", ("diag[-1,1]",), 1, 2, 8, 1, 1e-2),
+            Block("count_mod3", ("diag[0,1]", "ghproduct[-1,1]"), 1, 2, 8, 1, 1e-2),
+            Block("mod_arith", ("deltanet[0,1]", "deltanet[-1,1]"), 1, 2, 8, 1, 1e-2),
         ),
     )
     rep = run(cfg, seed=0)
@@ -110,17 +110,17 @@ def test_scales():
 
 def test_bad_configs():
     with pytest.raises(ValueError, match="unknown models"):
-        Experiment("parity", ("mamba2",), 1, 1, 8, 1, 1e-2)
+        Block("parity", ("mamba2",), 1, 1, 8, 1, 1e-2)
     with pytest.raises(ValueError, match="unknown task"):
-        Experiment("dyck", ("lstm",), 1, 1, 8, 1, 1e-2)
-    with pytest.raises(ValueError, match="seeds must be an int >= 1"):
-        Experiment("parity", ("lstm",), 0, 1, 8, 1, 1e-2)
-    with pytest.raises(ValueError, match="train_len must be"):
-        Experiment("parity", ("lstm",), 1, 1, 8, 1, 1e-2, train_len=(5, 3))
+        Block("dyck", ("lstm",), 1, 1, 8, 1, 1e-2)
+    with pytest.raises(ValueError, match="seeds must be an integer >= 1"):
+        Block("parity", ("lstm",), 0, 1, 8, 1, 1e-2)
+    with pytest.raises(ValueError, match=r"train_len\[1\] must be an integer >= 5"):
+        Block("parity", ("lstm",), 1, 1, 8, 1, 1e-2, train_len=(5, 3))
     with pytest.raises(ValueError, match="train_mode must be"):
-        Experiment("parity", ("lstm",), 1, 1, 8, 1, 1e-2, train_mode="scan")
+        Block("parity", ("lstm",), 1, 1, 8, 1, 1e-2, train_mode="scan")
     with pytest.raises(ValueError, match="first experiment must be parity"):
-        Config(experiments=(Experiment("count_mod3", ("lstm",), 1, 1, 8, 1, 1e-2),))
+        Config(experiments=(Block("count_mod3", ("lstm",), 1, 1, 8, 1, 1e-2),))
 
 
 def test_plots_have_labelled_axes_and_legends(smoke_report):
@@ -135,12 +135,12 @@ def test_short_training_block_claims_are_computed_from_the_core():
     """The diagonal block trained on lengths 3-10 (full run only): its three claims from single runs."""
     block = dataclasses.replace(SHORT_PARITY, seeds=2, steps=3)
     cfg = dataclasses.replace(
-        Config.smoke(), experiments=(Experiment("parity", ("lstm",), 1, 1, 8, 1, 1e-2), block)
+        Config.smoke(), experiments=(Block("parity", ("lstm",), 1, 1, 8, 1, 1e-2), block)
     )
     rep = run(cfg, seed=5)
     claims = {c.name: c for c in rep.claims}
-    pm1 = [run_one(cfg, block, "diag[-1,1]", s)["acc_eval"] for s in (5, 6)]
-    zero_one = [run_one(cfg, block, "diag[0,1]", s)["acc_eval"] for s in (5, 6)]
+    pm1 = [run_one(cfg, block, "diag[-1,1]", s).acc_eval for s in (5, 6)]
+    zero_one = [run_one(cfg, block, "diag[0,1]", s).acc_eval for s in (5, 6)]
     assert claims["parity-diag-pm1-solves-short-train"].observed == min(pm1)  # the 2nd best of 2
     assert claims["parity-diag-01-fails-short-train"].observed == max(zero_one)
     gap = claims["parity-diag-pm1-minus-01-short-train"]

@@ -85,15 +85,15 @@ def test_same_seed_same_batch(deterministic):
 
 
 def test_bad_generator_inputs(rng):
-    with pytest.raises(ValueError, match="lengths must be >= 1"):
+    with pytest.raises(ValueError, match="min_len must be an integer >= 1"):
         parity(4, 0, 5, rng)
     with pytest.raises(ValueError, match="max_len"):
         parity(4, 6, 5, rng)
-    with pytest.raises(ValueError, match="batch must be >= 1"):
+    with pytest.raises(ValueError, match="batch must be an integer >= 1"):
         parity(0, 1, 5, rng)
     with pytest.raises(TypeError, match="Generator"):
         parity(4, 1, 5, 0)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="min_len must be an int"):
+    with pytest.raises(TypeError, match="min_len must be an integer"):
         parity(4, 1.5, 5, rng)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown task"):
         get_task("dyck")

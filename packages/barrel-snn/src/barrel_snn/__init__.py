@@ -6,47 +6,45 @@ brian2 for simulation at full scale; synthetic whisker sweeps with the paper's s
 whisker deprivation; LSTM/GRU/CNN baselines.
 
 Names are imported on first use (PEP 562), so the console script answers ``--help`` and ``--version``
-without importing torch or brian2.
+without importing torch or brian2. The public names are listed once, in ``PUBLIC`` (name -> submodule);
+the experiment (``barrel_snn.reproduce``) is not part of the package's API.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
     from barrel_snn.analysis import (
         anova_selectivity,
+        average_ranks,
         constraint_violations,
         deprivation_curve,
         isi_cv,
         population_rates,
         population_table,
+        spearman,
     )
-    from barrel_snn.anatomy import (
-        P_REC,
-        P_THAL,
-        POPULATIONS,
-        Population,
-        build_masks,
-        population_sizes,
-    )
+    from barrel_snn.anatomy import P_REC, P_THAL, POPULATIONS, Population, build_masks, population_sizes
     from barrel_snn.baselines import CNN1D, GRUClassifier, LSTMClassifier
     from barrel_snn.brian import BrianRun, compare_with_torch, simulate, to_brian2
     from barrel_snn.data import deprive, encode_spikes, load_h5, make_synthetic_sweeps, spike_probabilities
-    from barrel_snn.model import BarrelSNN, Recording, loss_fn
+    from barrel_snn.models import BarrelSNN, Recording, loss_fn
     from barrel_snn.neurons import ALIFCell, alif_step, spike_fn
     from barrel_snn.training import History, accuracy, predict, train
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "anova_selectivity": "analysis",
+    "average_ranks": "analysis",
     "constraint_violations": "analysis",
     "deprivation_curve": "analysis",
     "isi_cv": "analysis",
     "population_rates": "analysis",
     "population_table": "analysis",
+    "spearman": "analysis",
     "POPULATIONS": "anatomy",
     "P_REC": "anatomy",
     "P_THAL": "anatomy",
@@ -65,9 +63,9 @@ _WHERE = {
     "load_h5": "data",
     "make_synthetic_sweeps": "data",
     "spike_probabilities": "data",
-    "BarrelSNN": "model",
-    "Recording": "model",
-    "loss_fn": "model",
+    "BarrelSNN": "models",
+    "Recording": "models",
+    "loss_fn": "models",
     "ALIFCell": "neurons",
     "alif_step": "neurons",
     "spike_fn": "neurons",
@@ -76,48 +74,6 @@ _WHERE = {
     "predict": "training",
     "train": "training",
 }
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
 
-try:
-    __version__ = version("iclr25-barrel-snn")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
-
-__all__ = [
-    "CNN1D",
-    "POPULATIONS",
-    "P_REC",
-    "P_THAL",
-    "ALIFCell",
-    "BarrelSNN",
-    "BrianRun",
-    "GRUClassifier",
-    "History",
-    "LSTMClassifier",
-    "Population",
-    "Recording",
-    "__version__",
-    "accuracy",
-    "alif_step",
-    "anova_selectivity",
-    "build_masks",
-    "compare_with_torch",
-    "constraint_violations",
-    "deprivation_curve",
-    "deprive",
-    "encode_spikes",
-    "isi_cv",
-    "load_h5",
-    "loss_fn",
-    "make_synthetic_sweeps",
-    "population_rates",
-    "population_sizes",
-    "population_table",
-    "predict",
-    "simulate",
-    "spike_fn",
-    "spike_probabilities",
-    "to_brian2",
-    "train",
-]
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__version__ = paperkit.package_version("iclr25-barrel-snn")

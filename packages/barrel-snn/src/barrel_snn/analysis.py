@@ -9,12 +9,41 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_int
 
 from barrel_snn.anatomy import N_POP, POPULATIONS, SIGNS
 from barrel_snn.data import N_WHISKERS, deprive, encode_spikes
-from barrel_snn.model import BarrelSNN
+from barrel_snn.models import BarrelSNN
 from barrel_snn.neurons import TAU_MIN
 from barrel_snn.training import accuracy
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``x`` (n,), ties sharing the mean of their positions (scipy's ``rankdata``
+    "average"); (n,) float64."""
+    x = np.asarray(x)
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    new = np.concatenate([[True], xs[1:] != xs[:-1]])  # first element of each run of ties
+    starts = np.flatnonzero(new)
+    ends = np.concatenate([starts[1:], [len(x)]])
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = ((starts + 1 + ends) / 2.0)[np.cumsum(new) - 1]
+    return ranks
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation of two (n,) samples: Pearson's r of their average ranks, computed as
+    scipy's ``spearmanr`` does (the same numbers, without importing scipy.stats); NaN when either input
+    is constant or n < 2."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be (n,) arrays of one length, got shapes {x.shape} and {y.shape}")
+    if len(x) < 2 or (x == x[0]).all() or (y == y[0]).all() or np.isnan(x).any() or np.isnan(y).any():
+        return float("nan")
+    ranked = np.column_stack([average_ranks(x), average_ranks(y)])
+    r = np.corrcoef(ranked, rowvar=False)[1, 0]
+    return float(r) if np.isfinite(r) else float("nan")
 
 
 def constraint_violations(model: BarrelSNN) -> dict[str, int]:
@@ -99,8 +128,7 @@ def deprivation_curve(
     rng = np.random.default_rng(seed)
     out: dict[int, list[float]] = {}
     for k in counts:
-        if not 0 <= k <= N_WHISKERS:
-            raise ValueError(f"deprivation counts must be in 0..{N_WHISKERS}, got {k}")
+        check_int(k, "counts[i]", low=0, high=N_WHISKERS)
         if k == 0:
             sets: list[np.ndarray] = [np.array([], dtype=np.int64)]
         elif k == 1:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from paperkit.validation import check_number
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,7 @@ SIGNS = np.array([p.sign for p in POPULATIONS])  # (13,) +1 E / -1 I
 
 def check_scale(scale: float) -> float:
     """Validate ``scale`` in (0, 1] and return it as a float."""
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-        raise TypeError(f"scale must be a number in (0, 1], got {type(scale).__name__}")
-    if not (0.0 < float(scale) <= 1.0):
-        raise ValueError(f"scale must be in (0, 1] (1 = the 4,218-neuron column), got {scale!r}")
-    return float(scale)
+    return check_number(scale, "scale", low=0.0, high=1.0, low_open=True)  # 1 = the 4,218-neuron column
 
 
 def population_sizes(scale: float = 1.0) -> tuple[int, ...]:

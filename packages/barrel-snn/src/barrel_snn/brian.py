@@ -1,4 +1,4 @@
-"""Export a :class:`~barrel_snn.model.BarrelSNN` to brian2 and simulate its cortex there.
+"""Export a :class:`~barrel_snn.models.BarrelSNN` to brian2 and simulate its cortex there.
 
 The brian2 network reproduces the torch network's ``"jacobi"`` update order step for step, in float64:
 
@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_choice, check_int
 
-from barrel_snn.model import BarrelSNN
+from barrel_snn.models import BarrelSNN
 
 _UPDATE = """
 b = rho * b + (1 - rho) * s
@@ -65,8 +66,7 @@ def to_brian2(
     """
     import brian2 as b2
 
-    if target not in ("numpy", "cython"):
-        raise ValueError(f"target must be 'numpy' or 'cython', got {target!r}")
+    check_choice(target, "target", ("numpy", "cython"))
     b2.prefs.codegen.target = target
     alpha = np.asarray(params["alpha"], dtype=np.float64)
     n = alpha.shape[0]
@@ -144,8 +144,7 @@ def compare_with_torch(
     Spike-for-spike agreement is expected for ``update_order="jacobi"`` (float64 exactly, float32 up to
     round-off); the official ``"sequential"`` order differs on purpose.
     """
-    if trials < 1 or trials > x_force.shape[0]:
-        raise ValueError(f"trials must be in 1..{x_force.shape[0]}, got {trials}")
+    check_int(trials, "trials", low=1, high=x_force.shape[0])
     with torch.no_grad():
         _, rec = model(x_force[:trials], x_torque[:trials], record=True)
         state = model.initial_state(trials)

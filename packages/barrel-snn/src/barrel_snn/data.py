@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from paperkit.validation import check_instance, check_int
 
 N_WHISKERS = 31
 N_POINTS = 3
@@ -70,10 +71,8 @@ def make_synthetic_sweeps(
         force, torque: (n, 1, frames, 31, 3, 3) float32 (one sweep variant; xyz last).
         labels: (n,) int64 in {0 helmet, 1 box, 2 plane}.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}")
-    if frames < 2:
-        raise ValueError(f"frames must be >= 2, got {frames}")
+    check_int(n, "n", low=1)
+    check_int(frames, "frames", low=2)
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(n) % 3).astype(np.int64)
     base, pts = whisker_pad()  # (31, 3), (31, 3, 3)
@@ -153,10 +152,8 @@ def encode_spikes(
     Each frame's probability is repeated ``dt_rep`` times and sampled s ~ Bernoulli(p) with ``rng``.
     """
     _check_sweeps(force, torque)
-    if isinstance(dt_rep, bool) or not isinstance(dt_rep, int) or dt_rep < 1:
-        raise ValueError(f"dt_rep must be an int >= 1, got {dt_rep!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    check_int(dt_rep, "dt_rep", low=1)
+    check_instance(rng, "rng", np.random.Generator)
     out = []
     for arr, c in ((force, c_force), (torque, c_torque)):
         p = np.repeat(spike_probabilities(arr, c, variant), dt_rep, axis=1)

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 import torch
+from paperkit.validation import check_int, check_number
 from torch import nn
 
 BETA_A = 1.8  # official mem_update_adp: beta = 1.8 (adaptive)
@@ -87,10 +88,9 @@ class ALIFCell(nn.Module):
         gamma: float = GAMMA,
     ) -> None:
         super().__init__()
-        if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
-        if not (tau_m >= TAU_MIN and tau_adp >= TAU_MIN):
-            raise ValueError(f"tau_m and tau_adp must be >= {TAU_MIN} (dt), got {tau_m}, {tau_adp}")
+        check_int(n, "n", low=1)
+        check_number(tau_m, "tau_m", low=TAU_MIN)  # tau >= dt
+        check_number(tau_adp, "tau_adp", low=TAU_MIN)
         self.n, self.b0, self.beta_a, self.sigma, self.gamma = n, b0, beta_a, sigma, gamma
         self.tau_m = nn.Parameter(torch.full((n,), float(tau_m)))
         self.tau_adp = nn.Parameter(torch.full((n,), float(tau_adp)))

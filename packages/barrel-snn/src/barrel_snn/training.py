@@ -1,4 +1,4 @@
-"""BPTT training of :class:`~barrel_snn.model.BarrelSNN` with the official optimiser schedule.
+"""BPTT training of :class:`~barrel_snn.models.BarrelSNN` with the official optimiser schedule.
 
 Official ``train``: Adam, lr 0.008 for weights, x5 for tau_adp, x2 for tau_m; StepLR(step 20 epochs,
 gamma 0.8); loss CE(o / T, y) on the summed softmax o; batch 128; prediction argmax o.
@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from paperkit.validation import check_int
 from torch import nn
 
-from barrel_snn.model import BarrelSNN, loss_fn
+from barrel_snn.models import BarrelSNN, loss_fn
 
 
 @dataclass
@@ -70,8 +71,8 @@ def train(
     (a baseline returning logits (batch, 3)) gets one Adam group and plain cross-entropy.
     """
     _check_data(x_force, x_torque, labels)
-    if epochs < 0 or batch < 1:
-        raise ValueError(f"epochs must be >= 0 and batch >= 1, got {epochs}, {batch}")
+    check_int(epochs, "epochs", low=0)
+    check_int(batch, "batch", low=1)
     device = next(model.parameters()).device
     is_snn = isinstance(model, BarrelSNN)
     opt = (

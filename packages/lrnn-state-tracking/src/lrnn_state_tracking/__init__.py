@@ -5,17 +5,17 @@ Reproduces "Unlocking State-Tracking in Linear RNNs Through Negative Eigenvalues
 Franke, Hutter, Pontil; ICLR 2025, arXiv 2411.12537).
 
 Names are imported on first use (PEP 562), so that the console script answers ``--help`` and
-``--version`` without importing torch.
+``--version`` without importing torch. The public names are listed once, in ``PUBLIC`` (name -> submodule);
+the experiment (``lrnn_state_tracking.reproduce``) is not part of the package's API.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
     from lrnn_state_tracking.householder import (
         gh,
         gh_product,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         reflection_for_transposition,
     )
     from lrnn_state_tracking.layers import DeltaNet, DiagonalLRNN, GHProductRNN, eig_low
-    from lrnn_state_tracking.model import LAYERS, LRNNLM
+    from lrnn_state_tracking.models import LAYERS, LRNNLM
     from lrnn_state_tracking.oracles import parity_deltanet_oracle, parity_diag_oracle
     from lrnn_state_tracking.scan import (
         delta_rule_chunked,
@@ -51,7 +51,8 @@ if TYPE_CHECKING:
         train,
     )
 
-_WHERE = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "gh": "householder",
     "gh_product": "householder",
     "permutation_as_reflections": "householder",
@@ -61,8 +62,8 @@ _WHERE = {
     "DiagonalLRNN": "layers",
     "GHProductRNN": "layers",
     "eig_low": "layers",
-    "LAYERS": "model",
-    "LRNNLM": "model",
+    "LAYERS": "models",
+    "LRNNLM": "models",
     "parity_deltanet_oracle": "oracles",
     "parity_diag_oracle": "oracles",
     "delta_rule_chunked": "scan",
@@ -84,45 +85,6 @@ _WHERE = {
     "scaled_accuracy": "training",
     "train": "training",
 }
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
 
-try:
-    __version__ = version("iclr25-lrnn-state-tracking")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
-
-__all__ = [
-    "LAYERS",
-    "LRNNLM",
-    "TASKS",
-    "Batch",
-    "DeltaNet",
-    "DiagonalLRNN",
-    "GHProductRNN",
-    "History",
-    "LengthAccuracy",
-    "Task",
-    "__version__",
-    "accuracy_by_length",
-    "count_mod",
-    "delta_rule_chunked",
-    "delta_rule_sequential",
-    "eig_low",
-    "eval_mod_arith",
-    "get_task",
-    "gh",
-    "gh_product",
-    "mod_arith",
-    "parity",
-    "parity_deltanet_oracle",
-    "parity_diag_oracle",
-    "permutation_as_reflections",
-    "permutation_matrix",
-    "reflection_for_transposition",
-    "s3_word",
-    "scaled_accuracy",
-    "scan_diagonal",
-    "scan_diagonal_sequential",
-    "train",
-]
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__version__ = paperkit.package_version("iclr25-lrnn-state-tracking")

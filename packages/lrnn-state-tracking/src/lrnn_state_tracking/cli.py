@@ -7,9 +7,7 @@ arguments answer at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "lrnn-state-tracking",
@@ -20,5 +18,4 @@ EXPERIMENT = Experiment.lazy(
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

@@ -14,6 +14,7 @@ import math
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_choice, check_int
 from torch import nn
 
 from lrnn_state_tracking.scan import (
@@ -47,8 +48,7 @@ def eig_low(eig_range: str | tuple[float, float]) -> float:
 
 
 def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    check_choice(mode, "mode", MODES)
 
 
 class CausalConv(nn.Module):
@@ -214,8 +214,7 @@ class GHProductRNN(DeltaNet):
         chunk: int = 32,
     ) -> None:
         super().__init__(d_model, n_heads, conv, eig_range, chunk)
-        if n_householder < 1:
-            raise ValueError(f"n_householder must be >= 1, got {n_householder}")
+        check_int(n_householder, "n_householder", low=1)
         m = self.m = n_householder
         self.k_proj = nn.Linear(d_model, m * d_model, bias=False)
         self.v_proj = nn.Linear(d_model, m * d_model, bias=False)

@@ -19,6 +19,7 @@ Delta rule (DeltaNet), per head, state S ∈ R^{d_k×d_v}:
 from __future__ import annotations
 
 import torch
+from paperkit.validation import check_int
 
 __all__ = ["delta_rule_chunked", "delta_rule_sequential", "scan_diagonal", "scan_diagonal_sequential"]
 
@@ -73,8 +74,7 @@ def scan_diagonal(
         states ``(B, T, ...)``.
     """
     _check_pair(decay, inputs)
-    if chunk < 1:
-        raise ValueError(f"chunk must be >= 1, got {chunk}")
+    check_int(chunk, "chunk", low=1)
     outs = []
     h = h0
     for s in range(0, decay.shape[1], chunk):
@@ -135,8 +135,7 @@ def delta_rule_chunked(
     Work: O(T·C·d) inside chunks plus O((T/C)·d_k·d_v) across them.
     """
     _check_delta(q, k, v, beta)
-    if chunk < 1:
-        raise ValueError(f"chunk must be >= 1, got {chunk}")
+    check_int(chunk, "chunk", low=1)
     b, h, t_len, dk = q.shape
     dv = v.shape[-1]
     c = min(chunk, t_len)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from paperkit.validation import check_instance, check_int
 
 __all__ = [
     "S3_ELEMENTS",
@@ -50,17 +51,9 @@ class Batch(NamedTuple):
 
 
 def _check(batch: int, min_len: int, max_len: int, rng: np.random.Generator) -> None:
-    for name, val in (("batch", batch), ("min_len", min_len), ("max_len", max_len)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, got {type(val).__name__}")
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
-    if min_len < 1:
-        raise ValueError(f"sequence lengths must be >= 1, got min_len={min_len}")
-    if max_len < min_len:
-        raise ValueError(f"max_len ({max_len}) must be >= min_len ({min_len})")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator")
+    check_int(batch, "batch", low=1)
+    check_int(max_len, "max_len", low=check_int(min_len, "min_len", low=1))
+    check_instance(rng, "rng", np.random.Generator)
 
 
 def _bits(batch: int, min_len: int, max_len: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit import resolve_device
+from paperkit.validation import check_instance, check_int
 
-from lrnn_state_tracking.model import LRNNLM
+from lrnn_state_tracking.models import LRNNLM
 from lrnn_state_tracking.tasks import Batch, Task
 
 __all__ = [
@@ -37,8 +38,7 @@ class History:
 def check_device(device: str | torch.device) -> str:
     """``device`` as a string this machine can use; an unavailable one (``"cuda"`` without a GPU, an
     unknown name) raises :class:`paperkit.DeviceError` naming it, instead of torch's driver error."""
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a str or torch.device, got {type(device).__name__}")
+    check_instance(device, "device", (str, torch.device))
     return resolve_device(str(device))
 
 
@@ -81,8 +81,8 @@ def train(
     ``"parallel"`` or ``"sequential"`` (equal up to rounding; the loop is faster below ~16 steps on a CPU).
     """
     device = check_device(device)
-    if steps < 1 or batch < 1:
-        raise ValueError(f"steps and batch must be >= 1, got {steps}, {batch}")
+    check_int(steps, "steps", low=1)
+    check_int(batch, "batch", low=1)
     if task.vocab_size > model.vocab or task.n_classes != model.n_classes:
         raise ValueError(
             f"model (vocab {model.vocab}, {model.n_classes} classes) does not fit task {task.name!r} "
@@ -167,7 +167,6 @@ def accuracy_by_length(
 
 def scaled_accuracy(acc: float, n_classes: int) -> float:
     """(acc − 1/K) / (1 − 1/K): 0 at chance, 1 when perfect (the paper's "scaled accuracy")."""
-    if n_classes < 2:
-        raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+    check_int(n_classes, "n_classes", low=2)
     chance = 1.0 / n_classes
     return (acc - chance) / (1.0 - chance)

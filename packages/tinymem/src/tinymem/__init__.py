@@ -6,16 +6,19 @@ Three lines::
     model = tinymem.build_model(tinymem.tinymem_config(n_layer=2, n_embd=64))
     tinymem.train_lm(model, data.train, tinymem.TrainSpec(epochs=40, lr=5e-3))
     edited = tinymem.balanced_subnet(model, data.noised, data.clean_train, ratio=0.01)
+
+Names resolve on first use, so ``import tinymem`` (and the ``tinymem`` command line) does not load torch. The
+public names are listed once, in ``PUBLIC`` (name -> submodule); the experiment (``tinymem.reproduce``) is
+not part of the package's API.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
     from tinymem.data import (
         BOS,
         EOS,
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
         token_accuracy,
         token_losses,
     )
-    from tinymem.model import build_model, mlp_layers, n_params, tinymem_config
+    from tinymem.models import build_model, mlp_layers, n_params, tinymem_config
     from tinymem.regularizers import (
         ExampleTiedDropout,
         LossTruncation,
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
         spectral_norm,
         spectral_norm_penalty,
     )
-    from tinymem.train import TrainSpec, finetune, train_lm
+    from tinymem.training import TrainSpec, finetune, train_lm
     from tinymem.unlearn import (
         EmpiricalBlockFisherInverse,
         GetSubnet,
@@ -72,8 +75,8 @@ if TYPE_CHECKING:
         zero_out_scores,
     )
 
-# Names resolve on first use, so `import tinymem` (and the `tinymem` command line) does not load torch.
-_WHERE: dict[str, str] = {
+#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
+PUBLIC = {
     "BOS": "data",
     "DataConfig": "data",
     "EOS": "data",
@@ -90,7 +93,7 @@ _WHERE: dict[str, str] = {
     "SPACE": "data",
     "SupermaskProjection": "unlearn",
     "TinyMemData": "data",
-    "TrainSpec": "train",
+    "TrainSpec": "training",
     "UNLEARNING": "methods",
     "VOCAB_SIZE": "data",
     "ablate_neurons": "unlearn",
@@ -99,20 +102,20 @@ _WHERE: dict[str, str] = {
     "balanced_subnet": "unlearn",
     "balanced_subnet_loss": "unlearn",
     "build_data": "data",
-    "build_model": "model",
+    "build_model": "models",
     "detokenize": "data",
     "durable": "unlearn",
     "durable_aggregate": "unlearn",
     "finalize_example_tied": "regularizers",
-    "finetune": "train",
+    "finetune": "training",
     "get_subnet": "unlearn",
     "greedy": "unlearn",
     "greedy_continuation": "metrics",
     "hard_concrete_scores": "unlearn",
     "integrated_gradients_scores": "unlearn",
     "make_sequences": "data",
-    "mlp_layers": "model",
-    "n_params": "model",
+    "mlp_layers": "models",
+    "n_params": "models",
     "noise_in_window": "data",
     "next_token_scores": "metrics",
     "percent_memorized": "metrics",
@@ -123,80 +126,14 @@ _WHERE: dict[str, str] = {
     "spectral_norm": "regularizers",
     "spectral_norm_penalty": "regularizers",
     "subnet": "unlearn",
-    "tinymem_config": "model",
+    "tinymem_config": "models",
     "token_accuracy": "metrics",
     "token_losses": "metrics",
     "tokenize": "data",
     "tokenize_batch": "data",
-    "train_lm": "train",
+    "train_lm": "training",
     "zero_out_scores": "unlearn",
 }
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
 
-try:
-    __version__ = metadata.version("iclr25-tinymem")
-except metadata.PackageNotFoundError:  # pragma: no cover - source tree not installed
-    __version__ = "0.0.0"
-
-
-__all__ = [
-    "BOS",
-    "EOS",
-    "METHODS",
-    "PAD",
-    "SPACE",
-    "UNLEARNING",
-    "VOCAB_SIZE",
-    "DataConfig",
-    "EmpiricalBlockFisherInverse",
-    "ExampleTiedDropout",
-    "GetSubnet",
-    "LossTruncation",
-    "MemResult",
-    "Method",
-    "MitigationContext",
-    "NextTokenScores",
-    "SupermaskProjection",
-    "TinyMemData",
-    "TrainSpec",
-    "__version__",
-    "ablate_neurons",
-    "activation_scores",
-    "add_noise",
-    "balanced_subnet",
-    "balanced_subnet_loss",
-    "build_data",
-    "build_model",
-    "detokenize",
-    "durable",
-    "durable_aggregate",
-    "finalize_example_tied",
-    "finetune",
-    "get_subnet",
-    "greedy",
-    "greedy_continuation",
-    "hard_concrete_scores",
-    "integrated_gradients_scores",
-    "make_sequences",
-    "mlp_layers",
-    "n_params",
-    "next_token_scores",
-    "noise_in_window",
-    "percent_memorized",
-    "perplexity",
-    "second_order",
-    "select_best",
-    "slimming_scores",
-    "spectral_norm",
-    "spectral_norm_penalty",
-    "subnet",
-    "tinymem_config",
-    "token_accuracy",
-    "token_losses",
-    "tokenize",
-    "tokenize_batch",
-    "train_lm",
-    "zero_out_scores",
-]
-assert set(__all__) == set(_WHERE) | {"__version__"}
-
-__getattr__, __dir__ = paperkit.lazy_exports(__name__, _WHERE)
+__version__ = paperkit.package_version("iclr25-tinymem")

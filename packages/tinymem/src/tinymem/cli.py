@@ -5,9 +5,7 @@ The experiment module (torch, transformers) is imported only when a run starts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from paperkit import Experiment, reproduce_main
+from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "tinymem",
@@ -18,5 +16,4 @@ EXPERIMENT = Experiment.lazy(
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return reproduce_main(EXPERIMENT, argv)
+main = EXPERIMENT.main

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from paperkit.validation import check_choice, check_instance, check_int
 
 BOS, EOS, SPACE, PAD = 10, 11, 12, 13
 VOCAB_SIZE = 14
@@ -141,13 +142,10 @@ class DataConfig:
     modulus: int = DEFAULT_MODULUS
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown kind {self.kind!r}: expected one of {KINDS}")
+        check_choice(self.kind, "kind", KINDS)
         for name in ("length", "n_main", "n_test", "duplicates", "max_ctx", "prompt_len", "window"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.n_noise < 0 or self.n_noise > self.n_main:
-            raise ValueError(f"n_noise must be in [0, n_main={self.n_main}], got {self.n_noise}")
+            check_int(getattr(self, name), name, low=1)
+        check_int(self.n_noise, "n_noise", low=0, high=self.n_main)
         if self.prompt_len + self.window > self.max_ctx:
             raise ValueError(
                 f"the memorisation window [prompt_len, prompt_len + window) = [{self.prompt_len}, "
@@ -192,8 +190,7 @@ def build_data(config: DataConfig, seed: int = 0) -> TinyMemData:
     (``split_data``); ``n_noise`` of the main-k training sequences are replaced by noised twins (noise
     redrawn until it lands inside the memorisation window, as the spec asks) and duplicated.
     """
-    if not isinstance(config, DataConfig):
-        raise TypeError(f"config must be a DataConfig, got {type(config).__name__}")
+    check_instance(config, "config", DataConfig)
     c = config
     rng = np.random.default_rng(seed)
     ks = (c.main_k, *c.extra_ks)

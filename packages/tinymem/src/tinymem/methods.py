@@ -12,9 +12,9 @@ from typing import Any
 import torch
 
 from tinymem.data import TinyMemData
-from tinymem.model import build_model
+from tinymem.models import build_model
 from tinymem.regularizers import ExampleTiedDropout, finalize_example_tied
-from tinymem.train import TrainSpec, finetune, train_lm
+from tinymem.training import TrainSpec, finetune, train_lm
 from tinymem.unlearn import (
     ablate_neurons,
     activation_scores,
@@ -66,6 +66,7 @@ class MitigationContext:
 
 
 MethodFn = Callable[[MitigationContext, float], torch.nn.Module]
+ScoreFn = Callable[[MitigationContext], list[torch.Tensor]]  # a neuron method's scores, one tensor a layer
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class Method:
     grid: tuple[float, ...]
     fn: MethodFn
     paper_hp: str
+    #: neuron-level methods declare their scoring step, so that a sweep scores once for every ratio and
+    #: ablates with ``ablate_neurons(base, scores(ctx), ratio)`` (what ``fn`` does for one ratio)
+    scores: ScoreFn | None = None
 
 
 def _retrain(ctx: MitigationContext, **changes: Any) -> torch.nn.Module:
@@ -103,15 +107,14 @@ def _ft(ctx: MitigationContext, name: str, epochs: float) -> torch.nn.Module:
     return model
 
 
-def _neuron(score_fn: Callable[[MitigationContext], list[torch.Tensor]]) -> MethodFn:
-    """ablate_neurons(base, score_fn(ctx), ratio); ``fn.score_fn`` lets a sweep score once for every ratio."""
+def _neuron(score_fn: ScoreFn) -> MethodFn:
+    """ablate_neurons(base, score_fn(ctx), ratio) (the base model itself when nothing is memorised)."""
 
     def fn(ctx: MitigationContext, ratio: float) -> torch.nn.Module:
         if len(ctx.mem) == 0:
             return copy.deepcopy(ctx.base_model)
         return ablate_neurons(ctx.base_model, score_fn(ctx), ratio)
 
-    fn.score_fn = score_fn  # type: ignore[attr-defined]
     return fn
 
 
@@ -131,8 +134,13 @@ def _finetuning(name: str, paper_hp: str) -> Method:
 
 
 def _unlearn(name: str, level: str, fn: MethodFn, paper_hp: str) -> Method:
-    """An unlearning method swept over :data:`RATIOS`; ``level`` is "neuron" or "weight"."""
+    """A weight-level unlearning method swept over :data:`RATIOS` (``level`` "weight")."""
     return Method(name, f"unlearning ({level})", "ratio", RATIOS, fn, paper_hp)
+
+
+def _unlearn_neurons(name: str, score_fn: ScoreFn, paper_hp: str) -> Method:
+    """A neuron-level unlearning method swept over :data:`RATIOS`, declaring its scoring step."""
+    return Method(name, "unlearning (neuron)", "ratio", RATIOS, _neuron(score_fn), paper_hp, scores=score_fn)
 
 
 METHODS: dict[str, Method] = {
@@ -165,42 +173,33 @@ METHODS: dict[str, Method] = {
         _finetuning("ft_clean", "clean (seen) data"),
         _finetuning("ft_extra", "extra (unseen) clean data"),
         _finetuning("ft_both", "seen + extra clean data"),
-        _unlearn(
+        _unlearn_neurons(
             "zero_out",
-            "neuron",
-            _neuron(lambda c: zero_out_scores(c.base_model, c.mem, c.prompt_len, c.window)),
+            (lambda c: zero_out_scores(c.base_model, c.mem, c.prompt_len, c.window)),
             "ratio swept",
         ),
-        _unlearn(
+        _unlearn_neurons(
             "act",
-            "neuron",
-            _neuron(lambda c: activation_scores(c.base_model, c.mem, c.prompt_len)),
+            (lambda c: activation_scores(c.base_model, c.mem, c.prompt_len)),
             "ratio swept",
         ),
-        _unlearn(
+        _unlearn_neurons(
             "slimming",
-            "neuron",
-            _neuron(
-                lambda c: slimming_scores(c.base_model, c.mem, c.prompt_len, c.window, epochs=c.slim_epochs)
-            ),
+            (lambda c: slimming_scores(c.base_model, c.mem, c.prompt_len, c.window, epochs=c.slim_epochs)),
             "λ_L1 1000, stop loss 0.1, lr 1e-2",
         ),
-        _unlearn(
+        _unlearn_neurons(
             "hard_concrete",
-            "neuron",
-            _neuron(
+            (
                 lambda c: hard_concrete_scores(
                     c.base_model, c.mem, c.prompt_len, c.window, epochs=c.slim_epochs, seed=c.seed
                 )
             ),
             "λ_L0 1000, stop loss 0.1, lr 1e-2",
         ),
-        _unlearn(
+        _unlearn_neurons(
             "integrated_gradients",
-            "neuron",
-            _neuron(
-                lambda c: integrated_gradients_scores(c.base_model, c.mem, c.prompt_len, c.window, steps=20)
-            ),
+            (lambda c: integrated_gradients_scores(c.base_model, c.mem, c.prompt_len, c.window, steps=20)),
             "20 IG steps",
         ),
         Method(

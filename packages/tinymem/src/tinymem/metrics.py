@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_int
 
 from tinymem.data import PAD, noise_in_window
 
@@ -26,8 +27,7 @@ def greedy_continuation(
     Args:
         prompts: (B, P) int64 token ids. Returns: (B, n_tokens) int64.
     """
-    if n_tokens < 0:
-        raise ValueError(f"n_tokens must be >= 0, got {n_tokens}")
+    check_int(n_tokens, "n_tokens", low=0)
     was = model.training
     model.eval()
     dev = model_device(model)
@@ -73,8 +73,8 @@ def percent_memorized(
         raise ValueError(
             f"noised and clean must share one (n, T) shape, got {tuple(noised.shape)}, {tuple(clean.shape)}"
         )
-    if prompt_len < 1 or window < 1:
-        raise ValueError(f"prompt_len and window must be >= 1, got {prompt_len}, {window}")
+    check_int(prompt_len, "prompt_len", low=1)
+    check_int(window, "window", low=1)
     if prompt_len + window > noised.shape[1]:
         raise ValueError(
             f"the window [{prompt_len}, {prompt_len + window}) is longer than the sequences "

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from paperkit.validation import check_probability
 
-from tinymem.model import mlp_layers
+from tinymem.models import mlp_layers
 
 
 def spectral_norm(
@@ -54,8 +55,7 @@ class LossTruncation:
     drop_frac: float
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.drop_frac < 1.0:
-            raise ValueError(f"drop_frac must be in [0, 1), got {self.drop_frac}")
+        check_probability(self.drop_frac, "drop_frac", allow_one=False)
 
     def __call__(self, losses: torch.Tensor) -> torch.Tensor:
         """(B,) per-example losses -> their mean over the kept examples (differentiable)."""
@@ -81,8 +81,8 @@ class ExampleTiedDropout:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not (0.0 < self.p_gen < 1.0 and 0.0 < self.p_mem <= 1.0):
-            raise ValueError(f"need 0 < p_gen < 1 and 0 < p_mem <= 1, got {self.p_gen}, {self.p_mem}")
+        check_probability(self.p_gen, "p_gen", allow_zero=False, allow_one=False)
+        check_probability(self.p_mem, "p_mem", allow_zero=False)
 
     def masks(self, example_ids: torch.Tensor, inner_dim: int) -> torch.Tensor:
         """(B,) example ids -> (B, inner_dim) float {0,1} masks, the same for an id on every call."""

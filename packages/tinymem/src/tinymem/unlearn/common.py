@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_probability
 
 from tinymem.metrics import token_losses
 
 
 def check_ratio(ratio: float, name: str = "ratio") -> float:
     """A removal fraction must lie in (0, 1): ValueError otherwise."""
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
-        raise TypeError(f"{name} must be a float in (0, 1), got {type(ratio).__name__}")
-    if not (0.0 < float(ratio) < 1.0) or not math.isfinite(ratio):
-        raise ValueError(f"{name} must be in (0, 1) (a fraction of weights/neurons to remove), got {ratio}")
-    return float(ratio)
+    # a fraction of the weights / neurons to remove
+    return check_probability(ratio, name, allow_zero=False, allow_one=False)
 
 
 def warn_if_empty(ratio: float, numel: int, what: str) -> int:

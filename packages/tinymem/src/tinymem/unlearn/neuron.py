@@ -15,7 +15,7 @@ import torch
 from transformers.pytorch_utils import Conv1D
 
 from tinymem.metrics import model_device
-from tinymem.model import mlp_layers
+from tinymem.models import mlp_layers
 from tinymem.unlearn.common import check_ratio, check_rows, suffix_loss, warn_if_empty
 
 

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from transformers.pytorch_utils import Conv1D
 
 from tinymem.metrics import model_device
-from tinymem.model import mlp_layers
+from tinymem.models import mlp_layers
 from tinymem.unlearn.common import check_ratio, check_rows, sequence_loss, warn_if_empty
 
 LossFn = Callable[[torch.nn.Module], torch.Tensor]

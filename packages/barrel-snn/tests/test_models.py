@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from barrel_snn.anatomy import FULL_SIZES, N_POP, P_REC, P_THAL, SIGNS, build_masks
-from barrel_snn.model import BarrelSNN, loss_fn
+from barrel_snn.models import BarrelSNN, loss_fn
 
 
 def _inputs(batch: int, T: int, seed: int = 0, p: float = 0.15, dtype=torch.float64):
@@ -160,9 +160,9 @@ def test_bad_inputs_are_refused():
         model(good, torch.zeros(2, 11, 93))
     with pytest.raises(TypeError, match=r"must be a torch\.Tensor"):
         model(good.numpy(), good)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="scale must be in"):
+    with pytest.raises(ValueError, match="scale must be a finite number in"):
         BarrelSNN(scale=0.0)
-    with pytest.raises(ValueError, match="scale must be in"):
+    with pytest.raises(ValueError, match="scale must be a finite number in"):
         BarrelSNN(scale=1.01)
     with pytest.raises(ValueError, match="update_order must be one of"):
         BarrelSNN(scale=0.02, update_order="random")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 from paperkit.lm import TrainConfig, optimizer_and_schedule
+from paperkit.validation import check_int, check_positive
 
 from tinymem.metrics import token_losses
 from tinymem.regularizers import (
@@ -44,12 +45,10 @@ class TrainSpec:
     example_tied: ExampleTiedDropout | None = None
 
     def __post_init__(self) -> None:
-        if self.epochs < 1 or self.batch_size < 1:
-            raise ValueError(f"epochs and batch_size must be >= 1, got {self.epochs}, {self.batch_size}")
-        if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ValueError(f"lr must be positive, got {self.lr}")
-        if self.spectral_coef < 0:
-            raise ValueError(f"spectral_coef must be >= 0, got {self.spectral_coef}")
+        check_int(self.epochs, "epochs", low=1)
+        check_int(self.batch_size, "batch_size", low=1)
+        check_positive(self.lr, "lr")
+        check_positive(self.spectral_coef, "spectral_coef", strict=False)
         LossTruncation(self.loss_truncation)  # validates
 
 

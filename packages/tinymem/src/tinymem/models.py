@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import torch
+from paperkit.validation import check_instance, check_int
 from transformers import GPT2Config, GPT2LMHeadModel
 from transformers.pytorch_utils import Conv1D
 
@@ -32,8 +33,7 @@ def tinymem_config(
         ("n_head", n_head),
         ("n_positions", n_positions),
     ):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_int(value, name, low=1)
     if n_embd % n_head:
         raise ValueError(f"n_embd={n_embd} must be divisible by n_head={n_head}")
     return GPT2Config(
@@ -92,8 +92,7 @@ def mlp_layers(model: torch.nn.Module) -> list[MLPLayer]:
 
     Raises ValueError listing the expected module names when the model has none of them.
     """
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    check_instance(model, "model", torch.nn.Module)
     layers: list[MLPLayer] = []
     for path, names in (
         ("transformer.h", ("c_fc", "act", "c_proj")),

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from paperkit.validation import check_choice, check_positive
 from torch import nn
 from torch.nn import functional as F
 
@@ -53,6 +54,28 @@ class Recording:
 
     spikes: torch.Tensor
     thalamic: torch.Tensor
+
+
+def coo_synapses(
+    scale: float, mask_seed: int, sizes: tuple[int, ...], slices: list[slice]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The fixed masks of :func:`~barrel_snn.anatomy.build_masks` as COO arrays with global neuron indices:
+    thalamic (source, target), recurrent (source, target) and the recurrent coefficient sign_j · gain_j
+    (gain = full-scale size / scaled size of the source population j)."""
+    thal, rec = build_masks(scale, mask_seed)
+    th_src, th_tgt = [], []
+    for i, m in thal.items():
+        r, c = np.nonzero(m)
+        th_src.append(r)
+        th_tgt.append(c + slices[i].start)
+    src, tgt, coef = [], [], []
+    for (j, i), m in rec.items():
+        r, c = np.nonzero(m)
+        src.append(r + slices[j].start)
+        tgt.append(c + slices[i].start)
+        coef.append(np.full(len(r), SIGNS[j] * (FULL_SIZES[j] / sizes[j])))
+    cat = np.concatenate
+    return cat(th_src), cat(th_tgt), cat(src), cat(tgt), cat(coef)
 
 
 class BarrelSNN(nn.Module):
@@ -95,12 +118,10 @@ class BarrelSNN(nn.Module):
     ) -> None:
         super().__init__()
         self.scale = check_scale(scale)
-        if update_order not in UPDATE_ORDERS:
-            raise ValueError(f"update_order must be one of {UPDATE_ORDERS}, got {update_order!r}")
-        if init_state not in INIT_STATES:
-            raise ValueError(f"init_state must be one of {INIT_STATES}, got {init_state!r}")
-        if not (init_w > 0 and init_b > 0):
-            raise ValueError(f"init_w and init_b must be > 0, got {init_w}, {init_b}")
+        check_choice(update_order, "update_order", UPDATE_ORDERS)
+        check_choice(init_state, "init_state", INIT_STATES)
+        check_positive(init_w, "init_w")
+        check_positive(init_b, "init_b")
         self.init_w, self.init_b = float(init_w), float(init_b)
         self.update_order, self.sparse, self.init_state = update_order, bool(sparse), init_state
         self.init_seed, self.input_size = int(init_seed), int(input_size)
@@ -127,21 +148,9 @@ class BarrelSNN(nn.Module):
         self.th_tau_adp = nn.Parameter(torch.full((N_THALAMUS,), float(tau_adp), **kw))
 
         # Masks -> COO indices (rows presynaptic, columns postsynaptic, global indices).
-        thal, rec = build_masks(self.scale, mask_seed)
-        th_src, th_tgt = [], []
-        for i, m in thal.items():
-            r, c = np.nonzero(m)
-            th_src.append(r)
-            th_tgt.append(c + self.slices[i].start)
-        src, tgt, coef = [], [], []
-        for (j, i), m in rec.items():
-            r, c = np.nonzero(m)
-            src.append(r + self.slices[j].start)
-            tgt.append(c + self.slices[i].start)
-            gain = FULL_SIZES[j] / self.sizes[j]
-            coef.append(np.full(len(r), SIGNS[j] * gain))
-        th_src_a, th_tgt_a = np.concatenate(th_src), np.concatenate(th_tgt)
-        src_a, tgt_a, coef_a = np.concatenate(src), np.concatenate(tgt), np.concatenate(coef)
+        th_src_a, th_tgt_a, src_a, tgt_a, coef_a = coo_synapses(
+            self.scale, mask_seed, self.sizes, self.slices
+        )
         o = np.lexsort((th_src_a, th_tgt_a))  # sorted by (target, source): a coalesced transposed COO
         self.register_buffer("th_index", torch.as_tensor(np.stack([th_tgt_a[o], th_src_a[o]]), device=device))
         o = np.lexsort((src_a, tgt_a))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from lrnn_state_tracking.model import LAYERS, LRNNLM
+from lrnn_state_tracking.models import LAYERS, LRNNLM
 from lrnn_state_tracking.tasks import get_task, parity
 from lrnn_state_tracking.training import accuracy_by_length, lr_at, scaled_accuracy, train
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_choice, check_int
 from torch import nn
 
 from lrnn_state_tracking.layers import DeltaNet, DiagonalLRNN, GHProductRNN
@@ -71,11 +72,9 @@ class LRNNLM(nn.Module):
         context_length: int = 256,
     ) -> None:
         super().__init__()
-        if layer not in LAYERS:
-            raise ValueError(f"layer must be one of {LAYERS}, got {layer!r}")
+        check_choice(layer, "layer", LAYERS)
         for name, val in (("vocab", vocab), ("n_classes", n_classes), ("d_model", d_model)):
-            if isinstance(val, bool) or not isinstance(val, int) or val < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {val!r}")
+            check_int(val, name, low=1)
         self.vocab, self.n_classes, self.layer, self.context_length = vocab, n_classes, layer, context_length
         self.embed = nn.Embedding(vocab, d_model)
         self.pos = nn.Embedding(context_length, d_model) if layer == "transformer" else None
