@@ -71,6 +71,11 @@ def relative_position_bucket(
     ``num_buckets // 2`` (per direction) map to themselves; larger ones are log-spaced up to
     ``max_distance`` and saturate at the last bucket.
     """
+    check_tensor(relative_position, "relative_position", kind="iu")
+    check_bool(bidirectional, "bidirectional")
+    num_buckets = check_int(num_buckets, "num_buckets", low=4 if bidirectional else 2)
+    exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+    check_int(max_distance, "max_distance", low=exact + 1)  # log(max_distance / exact) must be > 0
     n = -relative_position
     ret = torch.zeros_like(n)
     if bidirectional:
