@@ -149,7 +149,8 @@ class AdamW:
         eps: float = 1e-8,
     ) -> None:
         self.params, self.betas, self.eps, self.t = params, betas, eps, 0
-        self.wd = [weight_decay if d else 0.0 for d in decay]
+        self.weight_decay = weight_decay
+        self.decayed = [p for p, d in zip(params, decay, strict=True) if d]
         self.m = [torch.zeros_like(p) for p in params]
         self.v = [torch.zeros_like(p) for p in params]
 
@@ -161,9 +162,8 @@ class AdamW:
         torch._foreach_lerp_(self.m, grads, 1 - b1)
         torch._foreach_mul_(self.v, b2)
         torch._foreach_addcmul_(self.v, grads, grads, 1 - b2)
-        for p, wd in zip(self.params, self.wd, strict=True):
-            if wd:
-                p.mul_(1 - lr * wd)
+        if self.decayed and self.weight_decay:
+            torch._foreach_mul_(self.decayed, 1 - lr * self.weight_decay)
         denom = torch._foreach_sqrt(self.v)
         torch._foreach_div_(denom, (1 - b2**self.t) ** 0.5)
         torch._foreach_add_(denom, self.eps)
