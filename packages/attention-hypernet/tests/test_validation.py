@@ -82,6 +82,27 @@ CASES = {
         TypeError,
         "x must be a float",
     ),
+    "HyperAttention x float64": (lambda: _att()(X.double()), TypeError, "x must be torch.float32"),
+    "Transformer x float64": (
+        lambda: _model()(torch.zeros(2, 4, 5, dtype=torch.float64)),
+        TypeError,
+        "x must be torch.float32",
+    ),
+    "Transformer mask shape": (
+        lambda: _model()(torch.zeros(2, 4, 5), torch.ones(1, 1, 3, 3, dtype=torch.bool)),
+        ValueError,
+        "mask must be",
+    ),
+    "train model for another task": (
+        lambda: ah.train(_model(), SRaven(num_features=1), CFG, seed=0),
+        ValueError,
+        "model reads",
+    ),
+    "evaluate model for another task": (
+        lambda: ah.evaluate(_model(), SRaven(num_features=1), "test", n=4, seed=0),
+        ValueError,
+        "model reads",
+    ),
     "HyperAttention mask shape": (
         lambda: _att()(X, torch.ones(2, 2, 4, 3, dtype=torch.bool)),
         ValueError,

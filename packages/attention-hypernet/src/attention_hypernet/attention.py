@@ -270,6 +270,9 @@ class HyperAttention(nn.Module):
 
     def _check(self, x: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None) -> None:
         check_tensor(x, "x", shape=("B", "T", self.d_model))
+        w = self.query.weight
+        if x.dtype != w.dtype or x.device != w.device:
+            raise TypeError(f"x must be {w.dtype} on {w.device} like the layer, got {x.dtype} on {x.device}")
         B, T = x.shape[:2]
         if B == 0 or T == 0:
             raise ValueError(f"x must have at least one sequence and one token, got shape {tuple(x.shape)}")

@@ -174,6 +174,21 @@ class AdamW:
             p.grad = None
 
 
+def _check_model_task(model: object, task: object) -> None:
+    check_instance(model, "model", Transformer)
+    check_instance(task, "task", (FuzzyLogic, SRaven))
+    assert isinstance(model, Transformer)
+    need = (
+        task.num_vars + 1
+        if isinstance(task, FuzzyLogic)
+        else task.num_values
+        if isinstance(task, SRaven)
+        else 0
+    )
+    if model.embed.in_features != need:
+        raise ValueError(f"model reads {model.embed.in_features} inputs per token, task needs {need}")
+
+
 def _check_model_device(model: Transformer, device: object) -> None:
     """``device`` must parse and hold the model's parameters (else the first batch fails deep inside)."""
     want = check_device(device)
@@ -191,8 +206,8 @@ def train(
     model: Transformer, task: Task, config: TrainConfig, *, seed: int, device: str = "cpu"
 ) -> np.ndarray:
     """Train ``model`` in place for ``config.steps`` steps; returns the ``(steps,)`` training losses."""
-    check_instance(model, "model", Transformer)
-    _check_task_config(task, config)
+    _check_model_task(model, task)
+    check_instance(config, "config", TrainConfig)
     seed = check_seed(seed)
     _check_model_device(model, device)
     rng = np.random.default_rng([seed, 1])
@@ -220,8 +235,7 @@ def evaluate(
     Logic: ``r2`` (official: mean over sequences of 1 - squared error / var(y)) and ``mse``. sraven:
     ``acc`` (all F features right, the official metric) and ``acc_per_feature``.
     """
-    check_instance(model, "model", Transformer)
-    check_instance(task, "task", (FuzzyLogic, SRaven))
+    _check_model_task(model, task)
     check_choice(split, "split", ("train", "test", "ood"))
     n, seed, chunk = check_int(n, "n", low=1), check_seed(seed), check_int(chunk, "chunk", low=1)
     _check_model_device(model, device)

@@ -190,8 +190,11 @@ class Transformer(nn.Module):
         check_bool(return_scores, "return_scores")
         if x.shape[0] == 0 or x.shape[1] == 0:
             raise ValueError(f"x must have at least one sequence and one token, got shape {tuple(x.shape)}")
+        w = self.embed.weight
+        if x.dtype != w.dtype or x.device != w.device:
+            raise TypeError(f"x must be {w.dtype} on {w.device} like the model, got {x.dtype} on {x.device}")
         if mask is not None:
-            check_tensor(mask, "mask", kind="b")
+            check_tensor(mask, "mask", shape=(None, None, x.shape[1], x.shape[1]), kind="b")
         if self.causal:
             T = x.shape[1]
             causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()[None, None]
