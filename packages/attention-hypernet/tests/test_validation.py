@@ -416,6 +416,15 @@ def test_bad_input_raises_naming_the_argument(case):
         call()
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+@pytest.mark.parametrize("device", ["cuda", torch.device("cuda:0")])
+def test_cuda_without_a_gpu_is_refused_by_name(device):
+    with pytest.raises(ValueError, match=r"device is .* but no CUDA GPU"):
+        HyperAttention(8, 2, 8, 8, device=device)
+    with pytest.raises(ValueError, match=r"device is .* but no CUDA GPU"):
+        ah.build_model(LOGIC, CFG, "hyla", seed=0, device=device)
+
+
 # Entries that take no input (constants, result containers) are covered by construction.
 NO_INPUT = {"NORMS", "VALUE_NETS", "MIXERS", "RULES", "METHODS", "LogicBatch", "SRavenBatch", "MixerRun"}
 

@@ -10,15 +10,20 @@ from paperkit import check_array, check_instance
 
 
 def check_device(device: object, name: str = "device") -> torch.device:
-    """A ``str`` or ``torch.device`` that torch can parse (``"cpu"``, ``"cuda:0"``, ...)."""
+    """A ``str`` or ``torch.device`` torch can parse (``"cpu"``, ``"cuda:0"``, ...); CUDA must be visible."""
     if isinstance(device, torch.device):
-        return device
+        device = str(device)
     if not isinstance(device, str):
         raise TypeError(f"{name} must be a str or torch.device, got {type(device).__name__}")
     try:
-        return torch.device(device)
+        out = torch.device(device)
     except RuntimeError as e:
         raise ValueError(f"{name} must name a torch device (cpu, cuda, cuda:N), got {device!r}") from e
+    if out.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"{name} is {device!r} but no CUDA GPU is visible (torch.cuda.is_available() is False)"
+        )
+    return out
 
 
 def check_tensor(
