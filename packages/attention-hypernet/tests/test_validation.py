@@ -183,6 +183,11 @@ CASES = {
         ValueError,
         "a must be a 4-D",
     ),
+    "normalise_scores ndim": (
+        lambda: ah.normalise_scores(torch.zeros(3, 3), "softmax"),
+        ValueError,
+        "scores must have >= 3",
+    ),
     "rms_head ndim": (lambda: ah.rms_head(torch.zeros(3, 3)), ValueError, "scores must have >= 3"),
     "rms_head nan": (lambda: ah.rms_head(torch.full((2, 3, 3), NAN)), ValueError, "scores must be finite"),
     "rms_head eps": (lambda: ah.rms_head(torch.zeros(2, 3, 3), eps=-1.0), ValueError, "eps"),
@@ -280,6 +285,11 @@ CASES = {
         "seq",
     ),
     "rule_answers seq list": (lambda: ah.rule_answers([0] * 8, num_values=8, grid=3), TypeError, "seq"),
+    "rule_answers seq values": (
+        lambda: ah.rule_answers(np.full(8, 9), num_values=8, grid=3),
+        ValueError,
+        "seq must hold",
+    ),
     "rule_answers num_values": (
         lambda: ah.rule_answers(np.zeros(8, int), num_values=True, grid=3),
         TypeError,

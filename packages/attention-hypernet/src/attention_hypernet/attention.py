@@ -111,7 +111,8 @@ def normalise_scores(
     scores: torch.Tensor, norm: str, mask: torch.Tensor | None = None, eps: float = 1e-6
 ) -> torch.Tensor:
     """The latent code ``a (..., H, Q, K)`` from raw scores; ``mask`` (bool) marks the kept keys."""
-    check_tensor(scores, "scores")
+    if check_tensor(scores, "scores").ndim < 3:
+        raise ValueError(f"scores must have >= 3 dims (..., H, Q, K), got shape {tuple(scores.shape)}")
     norm = check_choice(norm, "norm", NORMS)
     if mask is not None:
         _check_mask(mask, scores)

@@ -155,6 +155,8 @@ def rule_answers(seq: np.ndarray, *, num_values: int, grid: int) -> tuple[np.nda
     seq = check_ndarray(seq, "seq", ndim=None, kind="iu")
     if seq.ndim < 1 or seq.shape[-1] != g * g - 1:
         raise ValueError(f"seq must be an array of shape (..., {g * g - 1}), got shape {seq.shape}")
+    if seq.size and (seq.min() < 0 or seq.max() >= V):
+        raise ValueError(f"seq must hold values in [0, num_values = {V}), got {seq.min()}..{seq.max()}")
     rows, last = seq[..., : g * (g - 1)].reshape(*seq.shape[:-1], g - 1, g), seq[..., g * (g - 1) :]
     const = (rows == rows[..., :1]).all((-1, -2)) & (last == last[..., :1]).all(-1)
     d = np.diff(seq, axis=-1) % V

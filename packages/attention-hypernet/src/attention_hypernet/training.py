@@ -52,6 +52,11 @@ class TrainConfig:
         for name in ("d_model", "n_layers", "n_heads", "d_qk", "d_v", "d_mlp", "steps", "batch_size"):
             check_int(getattr(self, name), name, low=1)
         check_int(self.warmup, "warmup", low=0)
+        for name in ("d_qk", "d_v"):
+            if getattr(self, name) % self.n_heads:
+                raise ValueError(
+                    f"{name} must be divisible by n_heads = {self.n_heads}, got {getattr(self, name)}"
+                )
         if 2 * self.warmup >= self.steps:
             raise ValueError(f"warmup must be below steps / 2 = {self.steps / 2}, got {self.warmup}")
         check_positive(self.lr, "lr")
