@@ -213,7 +213,7 @@ def test_bad_inputs_name_the_argument():
         att(x, torch.ones(4, 4, dtype=torch.bool))
     with pytest.raises(TypeError, match="mask must be a bool"):
         att(x, torch.ones(1, 1, 4, 4))
-    with pytest.raises(ValueError, match="x must be a tensor"):
+    with pytest.raises(ValueError, match="x must be an array of shape"):
         att(torch.zeros(2, 4, 7))
     with pytest.raises(ValueError, match="mixer"):
         Transformer(3, 1, mixer="mamba")

@@ -31,8 +31,10 @@ import warnings
 from dataclasses import dataclass
 
 import torch
-from paperkit import check_choice, check_int, check_number
+from paperkit import check_bool, check_choice, check_instance, check_int, check_number
 from torch import nn
+
+from attention_hypernet._checks import check_device, check_dtype, check_tensor
 
 __all__ = [
     "NORMS",
@@ -69,6 +71,11 @@ def relative_position_bucket(
     ``num_buckets // 2`` (per direction) map to themselves; larger ones are log-spaced up to
     ``max_distance`` and saturate at the last bucket.
     """
+    check_tensor(relative_position, "relative_position", kind="iu")
+    check_bool(bidirectional, "bidirectional")
+    num_buckets = check_int(num_buckets, "num_buckets", low=4 if bidirectional else 2)
+    exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+    check_int(max_distance, "max_distance", low=exact + 1)  # log(max_distance / exact) must be > 0
     n = -relative_position
     ret = torch.zeros_like(n)
     if bidirectional:
@@ -91,6 +98,12 @@ def relative_position_bucket(
 
 def rms_head(scores: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """RMSHead: ``scores (..., H, Q, K)`` divided by the root mean square over the head axis (-3)."""
+    if check_tensor(scores, "scores").ndim < 3:
+        raise ValueError(f"scores must have >= 3 dims (..., H, Q, K), got shape {tuple(scores.shape)}")
+    return _rms_head(scores, check_number(eps, "eps", low=0.0, low_open=True))
+
+
+def _rms_head(scores: torch.Tensor, eps: float) -> torch.Tensor:
     return scores * torch.rsqrt(scores.pow(2).mean(dim=-3, keepdim=True) + eps)
 
 
@@ -98,13 +111,35 @@ def normalise_scores(
     scores: torch.Tensor, norm: str, mask: torch.Tensor | None = None, eps: float = 1e-6
 ) -> torch.Tensor:
     """The latent code ``a (..., H, Q, K)`` from raw scores; ``mask`` (bool) marks the kept keys."""
+    if check_tensor(scores, "scores").ndim < 3:
+        raise ValueError(f"scores must have >= 3 dims (..., H, Q, K), got shape {tuple(scores.shape)}")
+    norm = check_choice(norm, "norm", NORMS)
+    if mask is not None:
+        _check_mask(mask, scores)
+    return _normalise_scores(scores, norm, mask, check_number(eps, "eps", low=0.0, low_open=True))
+
+
+def _normalise_scores(scores: torch.Tensor, norm: str, mask: torch.Tensor | None, eps: float) -> torch.Tensor:
     if norm == "softmax":
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
         return torch.softmax(scores, dim=-1)
     if mask is not None:
         scores = scores.masked_fill(~mask, 0.0)
-    return rms_head(scores, eps) if norm == "rms_head" else scores
+    return _rms_head(scores, eps) if norm == "rms_head" else scores
+
+
+def _check_mask(mask: object, scores: torch.Tensor) -> None:
+    check_tensor(mask, "mask", kind="b")
+    assert isinstance(mask, torch.Tensor)
+    try:
+        torch.broadcast_shapes(mask.shape, scores.shape)
+    except RuntimeError as e:
+        raise ValueError(
+            f"mask must broadcast to the scores' shape {tuple(scores.shape)}, got {tuple(mask.shape)}"
+        ) from e
+    if mask.device != scores.device:
+        raise ValueError(f"mask must be on the scores' device {scores.device}, got {mask.device}")
 
 
 def mix_values(a: torch.Tensor, v: torch.Tensor, value_net: str) -> torch.Tensor:
@@ -113,6 +148,13 @@ def mix_values(a: torch.Tensor, v: torch.Tensor, value_net: str) -> torch.Tensor
     ``linear`` is the standard aggregation; the MLP variants first mix the heads into the hidden layer of
     a per-(q, k) network (``hqk,khd->qkd``), then scatter it back to the heads with the same code.
     """
+    value_net = check_choice(value_net, "value_net", VALUE_NETS)
+    B, H, _Q, K = check_tensor(a, "a", ndim=4).shape
+    check_tensor(v, "v", shape=(B, K, H, None))
+    return _mix_values(a, v, value_net)
+
+
+def _mix_values(a: torch.Tensor, v: torch.Tensor, value_net: str) -> torch.Tensor:
     if value_net == "linear":
         return torch.einsum("bhqk,bkhd->bqhd", a, v)
     hidden = torch.einsum("bhqk,bkhd->bqkd", a, v)
@@ -136,9 +178,26 @@ class GeneratedNetwork:
     b2: torch.Tensor
     act: str
 
+    def __post_init__(self) -> None:
+        check_choice(self.act, "act", ("relu", "identity"))
+        for name in ("w1", "b1", "w2", "b2"):
+            check_tensor(getattr(self, name), name, finite=False)
+        if (
+            self.w1.ndim != 5
+            or self.w2.shape[:3] != self.w1.shape[:3]
+            or self.w2.shape[-1] != self.w1.shape[3]
+        ):
+            raise ValueError(
+                f"w1 (B, Q, K, m, d) and w2 (B, Q, K, d_out, m) do not match, got shapes "
+                f"{tuple(self.w1.shape)} and {tuple(self.w2.shape)}"
+            )
+
 
 def apply_generated(net: GeneratedNetwork, x: torch.Tensor) -> torch.Tensor:
     """Run the generated networks on the keys' tokens ``x (B, K, d)`` -> ``(B, Q, d_out)``."""
+    check_instance(net, "net", GeneratedNetwork)
+    B, _, K, _, d = net.w1.shape
+    check_tensor(x, "x", shape=(B, K, d))
     h = torch.einsum("bqkmd,bkd->bqkm", net.w1, x) + net.b1
     if net.act == "relu":
         h = torch.relu(h)
@@ -185,6 +244,10 @@ class HyperAttention(nn.Module):
         self.norm = check_choice(norm, "norm", NORMS)
         self.value_net = check_choice(value_net, "value_net", VALUE_NETS)
         self.eps = check_number(eps, "eps", low=0.0, low_open=True)
+        check_bool(bias, "bias")
+        device, dtype = check_device(device), check_dtype(dtype)
+        if generator is not None:
+            check_instance(generator, "generator", torch.Generator)
         if self.n_heads == 1 and self.norm == "rms_head":
             warnings.warn("rms_head with n_heads = 1 reduces every score to its sign (+-1)", stacklevel=2)
         self.d_qk, self.d_v = d_qk, d_v
@@ -207,10 +270,18 @@ class HyperAttention(nn.Module):
         return t.reshape(*t.shape[:-1], self.n_heads, t.shape[-1] // self.n_heads)
 
     def _check(self, x: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None) -> None:
-        if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
-            got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise ValueError(f"x must be a tensor of shape (batch, T, {self.d_model}), got {got}")
+        check_tensor(x, "x", shape=("B", "T", self.d_model))
+        w = self.query.weight
+        if x.dtype != w.dtype or x.device != w.device:
+            raise TypeError(f"x must be {w.dtype} on {w.device} like the layer, got {x.dtype} on {x.device}")
         B, T = x.shape[:2]
+        if B == 0 or T == 0:
+            raise ValueError(f"x must have at least one sequence and one token, got shape {tuple(x.shape)}")
+        for name, t in (("mask", mask), ("bias", bias)):
+            if t is not None:
+                check_tensor(t, name, kind="b" if name == "mask" else "f")
+                if t.device != x.device:
+                    raise ValueError(f"{name} must be on x's device {x.device}, got {t.device}")
         want = (B, self.n_heads, T, T)
         for name, t in (("mask", mask), ("bias", bias)):
             if t is None:
@@ -230,7 +301,7 @@ class HyperAttention(nn.Module):
         s = torch.einsum("bqhd,bkhd->bhqk", q / math.sqrt(q.shape[-1]), k)
         if bias is not None:
             s = s + bias
-        return normalise_scores(s, self.norm, mask, self.eps)
+        return _normalise_scores(s, self.norm, mask, self.eps)
 
     def forward(
         self,
@@ -240,8 +311,9 @@ class HyperAttention(nn.Module):
         return_scores: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """``x (B, T, d)`` -> ``y (B, T, d)`` (and the latent code ``(B, H, T, T)`` if ``return_scores``)."""
+        check_bool(return_scores, "return_scores")
         a = self.scores(x, mask, bias)
-        y = self.out(mix_values(a, self._heads(self.value(x)), self.value_net).flatten(-2))
+        y = self.out(_mix_values(a, self._heads(self.value(x)), self.value_net).flatten(-2))
         return (y, a) if return_scores else y
 
     def value_network(

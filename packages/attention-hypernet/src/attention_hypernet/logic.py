@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 import numpy as np
-from paperkit import check_choice, check_int, check_probability
+from paperkit import check_array, check_choice, check_int, check_probability, check_seed
+
+from attention_hypernet._checks import check_ndarray, check_rng
 
 __all__ = ["SPLITS", "FuzzyLogic", "LogicBatch", "fuzzy_or_of_ands"]
 
@@ -29,6 +31,15 @@ def fuzzy_or_of_ands(latents: np.ndarray, inputs: np.ndarray) -> np.ndarray:
 
     ``latents (n, M, V)`` bool, ``inputs (n, T, V)`` -> ``(n, T)``.
     """
+    latents = check_ndarray(latents, "latents", ndim=3, kind="b")
+    n, _M, V = latents.shape
+    inputs = check_ndarray(inputs, "inputs", ndim=3, kind="fiu")
+    if inputs.shape[0] != n or inputs.shape[2] != V:
+        raise ValueError(f"inputs must be an array of shape ({n}, T, {V}), got shape {inputs.shape}")
+    if latents.size == 0 or inputs.size == 0:
+        raise ValueError(
+            f"latents and inputs must be non-empty, got shapes {latents.shape} and {inputs.shape}"
+        )
     lit = np.where(latents[:, None, :, :], inputs[:, :, None, :], 1.0 - inputs[:, :, None, :])
     return lit.min(axis=-1).max(axis=-1)
 
@@ -61,6 +72,7 @@ class FuzzyLogic:
         check_int(self.seq_len, "seq_len", low=2)
         check_probability(self.frac_test, "frac_test")
         check_probability(self.frac_ood, "frac_ood", allow_one=False)
+        check_seed(self.seed)
         if len(self.terms("train")) == 0 or len(self.terms("test")) == 0:
             raise ValueError(
                 f"frac_test = {self.frac_test} leaves the train or test split empty "
@@ -102,9 +114,10 @@ class FuzzyLogic:
         """``n`` problems of ``split``; ``fixed_query (V,)`` puts the same last point in every problem
         (the official ``fixed_query`` input distribution, used by the latent probe)."""
         n = check_int(n, "n", low=1)
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        check_rng(rng)
         terms = self.terms(split)
+        if fixed_query is not None:
+            fixed_query = check_array(fixed_query, "fixed_query", shape=(self.num_vars,), kind="fiu")
         latents = self.conjunctions[terms[rng.integers(len(terms), size=n)]]
         inputs = rng.random((n, self.seq_len, self.num_vars))
         if fixed_query is not None:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from paperkit import check_choice, check_instance, check_int, check_seed
+from paperkit import check_choice, check_instance, check_int, check_seed, check_strings
 
+from attention_hypernet._checks import check_device
 from attention_hypernet.logic import FuzzyLogic
 from attention_hypernet.probe import logic_latent_r2
 from attention_hypernet.sraven import SRaven
@@ -65,6 +66,10 @@ def run_method(
     check_instance(task, "task", (FuzzyLogic, SRaven))
     check_instance(config, "config", TrainConfig)
     seed, eval_n = check_seed(seed), check_int(eval_n, "eval_n", low=8)
+    check_device(device)
+    splits = tuple(
+        check_choice(s, "splits", ("train", "test", "ood")) for s in check_strings(splits, "splits")
+    )
     model = build_model(task, config, name, seed=seed, device=device)
 
     def probe() -> float:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from paperkit import check_array, check_int, check_positive, check_seed
+from paperkit import check_array, check_instance, check_int, check_positive, check_seed
 
+from attention_hypernet._checks import check_device, check_tensor
 from attention_hypernet.logic import FuzzyLogic
 from attention_hypernet.transformer import Transformer
 
@@ -27,6 +28,8 @@ def ridge_r2(
     the official ``RidgeRegression``); a column that is constant on the test half gets NaN.
     """
     x_train = np.asarray(check_array(x_train, "x_train", ndim=2), float)
+    if x_train.shape[0] == 0:
+        raise ValueError(f"x_train must have at least one row, got shape {x_train.shape}")
     x_test = np.asarray(check_array(x_test, "x_test", shape=(None, x_train.shape[1])), float)
     y_train = np.asarray(check_array(y_train, "y_train", shape=(x_train.shape[0], None)), float)
     y_test = np.asarray(check_array(y_test, "y_test", shape=(x_test.shape[0], y_train.shape[1])), float)
@@ -42,6 +45,8 @@ def ridge_r2(
 @torch.no_grad()
 def last_pair_codes(model: Transformer, x: torch.Tensor) -> torch.Tensor:
     """``(B, L * H)``: the latent code of the last query to the last key in every layer."""
+    check_instance(model, "model", Transformer)
+    check_tensor(x, "x", shape=("B", "T", model.embed.in_features))
     model.eval()
     _, scores = model(x, return_scores=True)
     model.train()
@@ -52,7 +57,14 @@ def logic_latent_r2(
     model: Transformer, task: FuzzyLogic, *, n: int = 2048, seed: int = 0, device: str = "cpu"
 ) -> float:
     """Mean ridge R^2 of the task's latent bits from the last-pair codes (fixed query, train tasks)."""
+    check_instance(model, "model", Transformer)
+    check_instance(task, "task", FuzzyLogic)
     n, seed = check_int(n, "n", low=8), check_seed(seed)
+    check_device(device)
+    if model.embed.in_features != task.num_vars + 1:
+        raise ValueError(
+            f"model reads {model.embed.in_features} inputs, task needs num_vars + 1 = {task.num_vars + 1}"
+        )
     rng = np.random.default_rng([seed, 3])
     batch = task.sample(n, "train", rng, fixed_query=rng.random(task.num_vars))
     feats = last_pair_codes(model, torch.from_numpy(batch.x).to(device)).cpu().numpy().astype(float)

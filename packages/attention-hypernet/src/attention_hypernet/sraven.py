@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement, permutations, product
 
 import numpy as np
-from paperkit import check_bool, check_choice, check_int, check_probability
+from paperkit import check_bool, check_choice, check_int, check_probability, check_seed
+
+from attention_hypernet._checks import check_ndarray, check_rng
 
 __all__ = ["RULES", "SPLITS", "SRaven", "SRavenBatch", "ambiguity_count", "rule_answers", "rule_grids"]
 
@@ -41,7 +43,14 @@ _INC = {1: 1, 2: 2, 3: -1, 4: -2}
 def rule_grids(rules: np.ndarray, *, num_values: int, grid: int, rng: np.random.Generator) -> np.ndarray:
     """Instances ``(..., g, g)`` (rows x columns) of the rules ``rules (...)``; every rule is drawn for every
     entry and the right one selected (8 cheap draws beat a Python loop over problems)."""
-    shape, V, g = rules.shape, num_values, grid
+    rules = check_ndarray(rules, "rules", ndim=None, kind="iu")
+    if rules.size and (rules.min() < 0 or rules.max() >= len(RULES)):
+        raise ValueError(f"rules must be rule indices in [0, {len(RULES)}), got {rules.min()}..{rules.max()}")
+    V, g = check_int(num_values, "num_values", low=3), check_int(grid, "grid", low=3)
+    if g > V:
+        raise ValueError(f"num_values must be >= grid = {g} for distribute-three, got {V}")
+    check_rng(rng)
+    shape = rules.shape
     out = np.empty((8, *shape, g, g), dtype=np.int64)
     start = rng.integers(V, size=(*shape, g, 1))
     out[0] = np.broadcast_to(start, (*shape, g, g))
@@ -91,6 +100,7 @@ class SRaven:
             )
         check_probability(self.frac_ood, "frac_ood", allow_one=False)
         check_bool(self.permute, "permute")
+        check_seed(self.seed)
         n_ood = len(self.combinations("ood"))
         if n_ood == len(self.all_combinations()) or (self.frac_ood > 0 and n_ood == 0):
             raise ValueError(f"frac_ood = {self.frac_ood} leaves the in-distribution or OOD split empty")
@@ -118,8 +128,7 @@ class SRaven:
     ) -> SRavenBatch:
         """``n`` problems of ``split``; ``permute=False`` gives the unpermuted data of the latent probes."""
         n = check_int(n, "n", low=1)
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        check_rng(rng)
         F, V, g = self.num_features, self.num_values, self.grid
         combos = self.combinations(split)
         rules = combos[rng.integers(len(combos), size=n)]
@@ -142,7 +151,12 @@ def rule_answers(seq: np.ndarray, *, num_values: int, grid: int) -> tuple[np.nda
     """For feature sequences ``seq (..., g^2 - 1)`` (raster order, answer missing), which of the rule
     families (constant, progression, addition, subtraction, distribute-three) fit the context and what
     each predicts: ``(fits (..., 5) bool, answers (..., 5) int)`` (the official ambiguity checker's rules)."""
-    V, g = num_values, grid
+    V, g = check_int(num_values, "num_values", low=3), check_int(grid, "grid", low=3)
+    seq = check_ndarray(seq, "seq", ndim=None, kind="iu")
+    if seq.ndim < 1 or seq.shape[-1] != g * g - 1:
+        raise ValueError(f"seq must be an array of shape (..., {g * g - 1}), got shape {seq.shape}")
+    if seq.size and (seq.min() < 0 or seq.max() >= V):
+        raise ValueError(f"seq must hold values in [0, num_values = {V}), got {seq.min()}..{seq.max()}")
     rows, last = seq[..., : g * (g - 1)].reshape(*seq.shape[:-1], g - 1, g), seq[..., g * (g - 1) :]
     const = (rows == rows[..., :1]).all((-1, -2)) & (last == last[..., :1]).all(-1)
     d = np.diff(seq, axis=-1) % V
@@ -177,13 +191,23 @@ def ambiguity_count(panels: np.ndarray, *, num_values: int) -> np.ndarray:
 
     Zero means unambiguous. The loop runs over ``(F!)^g`` permutations, so keep F small.
     """
-    n, g, _, F = panels.shape
+    panels = check_ndarray(panels, "panels", ndim=4, kind="iu")
+    n, g, g2, F = panels.shape
+    if g != g2 or g < 3 or n == 0 or F == 0:
+        raise ValueError(
+            f"panels must be an array of shape (n >= 1, g, g, F >= 1) with g >= 3, got {panels.shape}"
+        )
+    V = check_int(num_values, "num_values", low=3)
+    if panels.min() < 0 or panels.max() >= V:
+        raise ValueError(
+            f"panels must hold values in [0, num_values = {V}), got {panels.min()}..{panels.max()}"
+        )
     count = np.zeros(n, dtype=np.int64)
     for perm in product(permutations(range(F)), repeat=g):
         p = np.asarray(perm)  # (g columns, F)
         shown = np.take_along_axis(panels, np.broadcast_to(p[None, None], (n, g, g, F)), axis=-1)
         seq = np.moveaxis(shown.reshape(n, g * g, F), 1, -1)  # (n, F, g^2)
-        fits, answers = rule_answers(seq[..., :-1], num_values=num_values, grid=g)
+        fits, answers = rule_answers(seq[..., :-1], num_values=V, grid=g)
         wrong = fits & (answers != seq[..., -1:])
         count += wrong.any(-1).all(-1)
     return count

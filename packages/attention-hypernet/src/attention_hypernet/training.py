@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from paperkit import check_choice, check_int, check_number, check_positive, check_seed
+from paperkit import check_choice, check_instance, check_int, check_number, check_positive, check_seed
 
+from attention_hypernet._checks import check_device, check_tensor
 from attention_hypernet.logic import FuzzyLogic, LogicBatch
 from attention_hypernet.sraven import SRaven, SRavenBatch
 from attention_hypernet.transformer import Transformer
@@ -51,6 +52,11 @@ class TrainConfig:
         for name in ("d_model", "n_layers", "n_heads", "d_qk", "d_v", "d_mlp", "steps", "batch_size"):
             check_int(getattr(self, name), name, low=1)
         check_int(self.warmup, "warmup", low=0)
+        for name in ("d_qk", "d_v"):
+            if getattr(self, name) % self.n_heads:
+                raise ValueError(
+                    f"{name} must be divisible by n_heads = {self.n_heads}, got {getattr(self, name)}"
+                )
         if 2 * self.warmup >= self.steps:
             raise ValueError(f"warmup must be below steps / 2 = {self.steps / 2}, got {self.warmup}")
         check_positive(self.lr, "lr")
@@ -59,6 +65,10 @@ class TrainConfig:
 
 def lr_at(step: int, *, lr: float, warmup: int, steps: int) -> float:
     """The official schedule's learning rate at ``step`` (0-based)."""
+    step, steps = check_int(step, "step", low=0), check_int(steps, "steps", low=1)
+    warmup, lr = check_int(warmup, "warmup", low=0), check_positive(lr, "lr")
+    if 2 * warmup >= steps:
+        raise ValueError(f"warmup must be below steps / 2 = {steps / 2}, got {warmup}")
     if step < warmup:
         return lr * step / warmup
     decay = steps - 2 * warmup  # optax decay_steps = steps - warmup counts the warmup too
@@ -70,6 +80,8 @@ def build_model(
     task: Task, config: TrainConfig, mixer: str, *, seed: int, device: str = "cpu"
 ) -> Transformer:
     """The official model for ``task``: logic reads one number, sraven ``V`` logits per token."""
+    _check_task_config(task, config)
+    check_device(device)
     if isinstance(task, FuzzyLogic):
         in_dim, out_dim, rel = task.num_vars + 1, 1, max(128, task.seq_len)  # configs/logic.py: 128
     else:
@@ -90,12 +102,24 @@ def build_model(
     )
 
 
+def _check_task_config(task: object, config: object) -> None:
+    check_instance(task, "task", (FuzzyLogic, SRaven))
+    check_instance(config, "config", TrainConfig)
+
+
 def _to(batch: LogicBatch | SRavenBatch, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.from_numpy(batch.x).to(device), torch.from_numpy(np.asarray(batch.y)).to(device)
 
 
 def task_loss(task: Task, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """The official loss of ``task`` on the model's output ``logits (B, T, out)``."""
+    check_instance(task, "task", (FuzzyLogic, SRaven))
+    B, T, _ = check_tensor(logits, "logits", ndim=3, finite=False).shape
+    F = 1 if isinstance(task, FuzzyLogic) else task.num_features
+    want = (B,) if isinstance(task, FuzzyLogic) else (B, F)
+    check_tensor(y, "y", shape=want, kind="f" if isinstance(task, FuzzyLogic) else "iu")
+    if T < F:
+        raise ValueError(f"logits must have at least {F} tokens, got shape {tuple(logits.shape)}")
     if isinstance(task, FuzzyLogic):
         return (logits[:, -1, 0] - y).pow(2).mean()
     F = task.num_features
@@ -130,7 +154,8 @@ class AdamW:
         eps: float = 1e-8,
     ) -> None:
         self.params, self.betas, self.eps, self.t = params, betas, eps, 0
-        self.wd = [weight_decay if d else 0.0 for d in decay]
+        self.weight_decay = weight_decay
+        self.decayed = [p for p, d in zip(params, decay, strict=True) if d]
         self.m = [torch.zeros_like(p) for p in params]
         self.v = [torch.zeros_like(p) for p in params]
 
@@ -142,9 +167,8 @@ class AdamW:
         torch._foreach_lerp_(self.m, grads, 1 - b1)
         torch._foreach_mul_(self.v, b2)
         torch._foreach_addcmul_(self.v, grads, grads, 1 - b2)
-        for p, wd in zip(self.params, self.wd, strict=True):
-            if wd:
-                p.mul_(1 - lr * wd)
+        if self.decayed and self.weight_decay:
+            torch._foreach_mul_(self.decayed, 1 - lr * self.weight_decay)
         denom = torch._foreach_sqrt(self.v)
         torch._foreach_div_(denom, (1 - b2**self.t) ** 0.5)
         torch._foreach_add_(denom, self.eps)
@@ -153,6 +177,29 @@ class AdamW:
     def zero_grad(self) -> None:
         for p in self.params:
             p.grad = None
+
+
+def _check_model_task(model: object, task: object) -> None:
+    check_instance(model, "model", Transformer)
+    check_instance(task, "task", (FuzzyLogic, SRaven))
+    assert isinstance(model, Transformer)
+    need = (
+        task.num_vars + 1
+        if isinstance(task, FuzzyLogic)
+        else task.num_values
+        if isinstance(task, SRaven)
+        else 0
+    )
+    if model.embed.in_features != need:
+        raise ValueError(f"model reads {model.embed.in_features} inputs per token, task needs {need}")
+
+
+def _check_model_device(model: Transformer, device: object) -> None:
+    """``device`` must parse and hold the model's parameters (else the first batch fails deep inside)."""
+    want = check_device(device)
+    have = next(model.parameters()).device
+    if have.type != want.type or (want.index is not None and have.index != want.index):
+        raise ValueError(f"device must be the model's device {have}, got {device!r}")
 
 
 def _batches(task: Task, n: int, split: str, rng: np.random.Generator) -> Iterator[LogicBatch | SRavenBatch]:
@@ -164,7 +211,10 @@ def train(
     model: Transformer, task: Task, config: TrainConfig, *, seed: int, device: str = "cpu"
 ) -> np.ndarray:
     """Train ``model`` in place for ``config.steps`` steps; returns the ``(steps,)`` training losses."""
+    _check_model_task(model, task)
+    check_instance(config, "config", TrainConfig)
     seed = check_seed(seed)
+    _check_model_device(model, device)
     rng = np.random.default_rng([seed, 1])
     opt = AdamW(list(model.parameters()), decay_mask(model), weight_decay=config.weight_decay)
     losses = torch.empty(config.steps, device=device)
@@ -190,8 +240,10 @@ def evaluate(
     Logic: ``r2`` (official: mean over sequences of 1 - squared error / var(y)) and ``mse``. sraven:
     ``acc`` (all F features right, the official metric) and ``acc_per_feature``.
     """
+    _check_model_task(model, task)
     check_choice(split, "split", ("train", "test", "ood"))
-    n, seed = check_int(n, "n", low=1), check_seed(seed)
+    n, seed, chunk = check_int(n, "n", low=1), check_seed(seed), check_int(chunk, "chunk", low=1)
+    _check_model_device(model, device)
     rng = np.random.default_rng([seed, 2])
     model.eval()
     sums: dict[str, float] = {}

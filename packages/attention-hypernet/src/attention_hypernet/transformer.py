@@ -11,9 +11,10 @@ LayerNorm eps is 1e-6 (Flax). Mixers differ only in the attention's normalisatio
 from __future__ import annotations
 
 import torch
-from paperkit import check_bool, check_choice, check_int
+from paperkit import check_bool, check_choice, check_instance, check_int, check_seed
 from torch import nn
 
+from attention_hypernet._checks import check_device, check_dtype, check_tensor
 from attention_hypernet.attention import HyperAttention, lecun_normal_, relative_position_bucket
 
 __all__ = ["MIXERS", "RelativePositionBias", "Transformer"]
@@ -46,11 +47,20 @@ class RelativePositionBias(nn.Module):
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
+        check_int(n_heads, "n_heads", low=1)
+        check_bool(bidirectional, "bidirectional")
+        check_int(num_buckets, "num_buckets", low=4 if bidirectional else 2)
+        exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+        check_int(max_distance, "max_distance", low=exact + 1)
+        device, dtype = check_device(device), check_dtype(dtype)
+        if generator is not None:
+            check_instance(generator, "generator", torch.Generator)
         self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bidirectional
         self.table = nn.Parameter(torch.empty(n_heads, num_buckets, device=device, dtype=dtype))
         lecun_normal_(self.table, num_buckets, generator)
 
     def forward(self, T: int) -> torch.Tensor:
+        T = check_int(T, "T", low=1)
         pos = torch.arange(T, device=self.table.device)
         bucket = relative_position_bucket(
             pos[None, :] - pos[:, None],
@@ -147,8 +157,12 @@ class Transformer(nn.Module):
             check_int(v, name, low=1)
         self.mixer = check_choice(mixer, "mixer", MIXERS)
         self.causal = check_bool(causal, "causal")
-        if rel_pos_max_dist:
-            check_int(rel_pos_max_dist, "rel_pos_max_dist", low=2)
+        if rel_pos_max_dist is not None:
+            check_int(rel_pos_max_dist, "rel_pos_max_dist", low=0)
+            if rel_pos_max_dist == 1:
+                raise ValueError("rel_pos_max_dist must be 0 (no bias) or >= 2, got 1")
+        check_bool(bidirectional, "bidirectional")
+        seed, device, dtype = check_seed(seed), check_device(device), check_dtype(dtype)
         # Drawn on the CPU from one generator, then moved: one seed gives the same model on every device,
         # and every mixer gets the same draws in the same order (the mixers' parameters have equal shapes).
         gen = torch.Generator(device="cpu").manual_seed(int(seed))
@@ -172,9 +186,15 @@ class Transformer(nn.Module):
         self, x: torch.Tensor, mask: torch.Tensor | None = None, return_scores: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
         """Logits ``(B, T, out_dim)``; with ``return_scores`` also every layer's code ``(B, H, T, T)``."""
-        if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.embed.in_features:
-            got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise ValueError(f"x must be a tensor of shape (batch, T, {self.embed.in_features}), got {got}")
+        check_tensor(x, "x", shape=("B", "T", self.embed.in_features))
+        check_bool(return_scores, "return_scores")
+        if x.shape[0] == 0 or x.shape[1] == 0:
+            raise ValueError(f"x must have at least one sequence and one token, got shape {tuple(x.shape)}")
+        w = self.embed.weight
+        if x.dtype != w.dtype or x.device != w.device:
+            raise TypeError(f"x must be {w.dtype} on {w.device} like the model, got {x.dtype} on {x.device}")
+        if mask is not None:
+            check_tensor(mask, "mask", shape=(None, None, x.shape[1], x.shape[1]), kind="b")
         if self.causal:
             T = x.shape[1]
             causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()[None, None]
