@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from paperkit import Interval, check_array, spearman
+from paperkit import Interval, check_array, check_int, check_probability, spearman
+
+from synthdata_ggmi.checks import check_rng
 
 __all__ = ["spearman_ci"]
 
@@ -31,6 +33,11 @@ def spearman_ci(
     bootstrap CI that resamples the R repeats jointly across values (repeat r is paired across values)."""
     table = np.asarray(check_array(table, "table", ndim=2), dtype=float)
     values = np.asarray(check_array(values, "values", shape=(table.shape[0],)), dtype=float)
+    if table.shape[0] < 2 or table.shape[1] < 1:
+        raise ValueError(f"table must have at least 2 values and 1 repeat, got shape {table.shape}")
+    check_rng(rng)
+    n_boot = check_int(n_boot, "n_boot", low=1)
+    level = check_probability(level, "level", allow_zero=False, allow_one=False)
     rho = spearman(values, table.mean(axis=1))
     R = table.shape[1]
     idx = rng.integers(0, R, size=(n_boot, R))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from paperkit import check_int, check_number
 
-from synthdata_ggmi.info import mutual_information
+from synthdata_ggmi.info import mutual_information, pmf_table
 
 __all__ = ["ggmi", "information_gain", "mi_generalization_bound"]
 
@@ -35,7 +35,7 @@ def ggmi(joint_anchor_w: np.ndarray, joint_gen_w: np.ndarray) -> float:
 
 def information_gain(joint_h_p_g: np.ndarray) -> float:
     """Spec's (unverified) ``I(h(e_M); M(p)) - I(h(e_M); p)`` for a 3-d joint pmf ``P[h, p, g]``."""
-    P = np.asarray(joint_h_p_g, dtype=float)
+    P = pmf_table(joint_h_p_g, "joint_h_p_g")
     if P.ndim != 3:
         raise ValueError(f"joint_h_p_g must be a 3-d table P[h, p, g], got ndim={P.ndim}")
     return mutual_information(P.sum(axis=1)) - mutual_information(P.sum(axis=2))
@@ -43,7 +43,7 @@ def information_gain(joint_h_p_g: np.ndarray) -> float:
 
 def mi_generalization_bound(mi: float, n: int, sigma: float = 1.0) -> float:
     """Xu & Raginsky (2017): sqrt(2 sigma^2 I(S; W) / n), ``mi`` in nats, ``n`` training examples."""
-    mi = check_number(mi, "mi", low=0.0)
+    mi = check_number(mi, "mi", low=0.0)  # check_number refuses NaN and inf
     n = check_int(n, "n", low=1)
     sigma = check_number(sigma, "sigma", low=0.0)
     return float(np.sqrt(2 * sigma**2 * mi / n))

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_choice, check_int, check_positive
+from paperkit import check_array, check_bool, check_choice, check_instance, check_int, check_positive
 
+from synthdata_ggmi.checks import check_rng
 from synthdata_ggmi.gmm import GMMSpec, gmm_log_pdf, sample_gmm
 
 __all__ = ["ESTIMATORS", "KLEstimate", "histogram_kl", "kl_estimate", "mc_kl"]
@@ -73,12 +74,15 @@ def histogram_kl(
         raise ValueError(
             f"p_samples and q_samples must be (n, d) or (rounds, n, d), got {xp.shape}, {xq.shape}"
         )
+    if xp.shape[2] == 0:
+        raise ValueError(f"p_samples and q_samples must have at least one dimension, got {xp.shape}")
     if xp.shape[1] == 0 or xq.shape[1] == 0:
         raise ValueError("p_samples and q_samples must be non-empty (got an empty sample)")
     if xp.shape[0] != xq.shape[0] or xp.shape[2] != xq.shape[2]:
         raise ValueError(f"p_samples and q_samples differ in rounds or dimension: {xp.shape} vs {xq.shape}")
     bins = check_int(bins, "bins", low=2)
     eps = check_positive(eps, "eps")
+    shared = check_bool(shared, "shared")
     if xp.shape[2] > MAX_HIST_DIM:
         raise ValueError(
             f"histogram estimators need d <= {MAX_HIST_DIM} ({bins}^d bins), got d={xp.shape[2]}; use 'mc'"
@@ -95,7 +99,12 @@ def histogram_kl(
 
 
 def mc_kl(p: GMMSpec, q: GMMSpec, n: int, rng: np.random.Generator) -> KLEstimate:
-    """Monte-Carlo KL(p || q) from ``n`` draws of p with exact log-densities (kernel: trusts its inputs)."""
+    """Monte-Carlo KL(p || q) from ``n`` draws of p with exact log-densities."""
+    check_instance(p, "p", GMMSpec)
+    check_instance(q, "q", GMMSpec)
+    n = check_int(n, "n", low=2)
+    if p.dim != q.dim:
+        raise ValueError(f"p and q must have the same dimension, got {p.dim} and {q.dim}")
     X, _ = sample_gmm(p, n, rng)
     r = gmm_log_pdf(p, X) - gmm_log_pdf(q, X)
     return KLEstimate(float(r.mean()), float(r.std(ddof=1) / np.sqrt(n)))
@@ -118,6 +127,9 @@ def kl_estimate(
     ``n`` fresh draws of p and of q (the official protocol: n = 1000, 100 rounds, 50 bins).
     """
     method = check_choice(method, "method", ESTIMATORS)
+    check_instance(p, "p", GMMSpec)
+    check_instance(q, "q", GMMSpec)
+    check_rng(rng)
     n = check_int(n, "n", low=2)
     rounds = check_int(rounds, "rounds", low=1)
     if p.dim != q.dim:

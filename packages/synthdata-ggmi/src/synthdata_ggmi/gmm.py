@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from paperkit import check_array, check_int
+from paperkit import check_array, check_instance, check_int
+
+from synthdata_ggmi.checks import check_rng
 
 __all__ = ["GMMSpec", "fit_gmm", "gmm_log_pdf", "mixture_label_mi", "sample_gmm"]
 
@@ -67,12 +69,11 @@ class GMMSpec:
 
     def log_pdf(self, X: np.ndarray) -> np.ndarray:
         """``(n,)`` exact log-density of the rows of ``X (n, d)``."""
-        X = np.asarray(check_array(X, "X", shape=(None, self.dim), kind="fiu"), dtype=float)
         return gmm_log_pdf(self, X)
 
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``(X (n, d), labels (n,))`` drawn with ``rng``."""
-        return sample_gmm(self, check_int(n, "n", low=0), rng)
+        return sample_gmm(self, n, rng)
 
 
 def component_log_pdf(spec: GMMSpec, X: np.ndarray) -> np.ndarray:
@@ -88,7 +89,9 @@ def component_log_pdf(spec: GMMSpec, X: np.ndarray) -> np.ndarray:
 
 
 def gmm_log_pdf(spec: GMMSpec, X: np.ndarray) -> np.ndarray:
-    """``(n,)`` log-density (kernel of :meth:`GMMSpec.log_pdf`)."""
+    """``(n,)`` log-density of the rows of ``X (n, d)`` under ``spec``."""
+    check_instance(spec, "spec", GMMSpec)
+    X = np.asarray(check_array(X, "X", shape=(None, spec.dim), kind="fiu"), dtype=float)
     lc = component_log_pdf(spec, X)
     top = lc.max(axis=1, keepdims=True)
     return (top + np.log(np.exp(lc - top).sum(axis=1, keepdims=True)))[:, 0]
@@ -107,8 +110,15 @@ def sample_gmm(
     ``u (n,)`` and ``z (n, d)`` may be given (common random numbers across sweep points); otherwise they
     are drawn from ``rng``.
     """
-    u = rng.random(n) if u is None else u
-    z = rng.standard_normal((n, spec.dim)) if z is None else z
+    check_instance(spec, "spec", GMMSpec)
+    n = check_int(n, "n", low=0)
+    check_rng(rng)
+    u = rng.random(n) if u is None else np.asarray(check_array(u, "u", shape=(n,), kind="f"))
+    z = (
+        rng.standard_normal((n, spec.dim))
+        if z is None
+        else check_array(z, "z", shape=(n, spec.dim), kind="f")
+    )
     labels = np.minimum(np.searchsorted(np.cumsum(spec.weights), u, side="right"), spec.n_components - 1)
     X = spec.means[labels] + np.einsum("nij,nj->ni", spec.chol[labels], z)
     return X, labels
@@ -142,6 +152,7 @@ def mixture_label_mi(spec: GMMSpec, n: int, rng: np.random.Generator) -> tuple[f
     I(X; C) = H(C) + E[log p(C | X)], with the exact posterior log w_c N_c(x) - log p(x) (no density
     estimation); ``n`` draws.
     """
+    check_instance(spec, "spec", GMMSpec)
     n = check_int(n, "n", low=2)
     X, c = sample_gmm(spec, n, rng)
     lc = component_log_pdf(spec, X)

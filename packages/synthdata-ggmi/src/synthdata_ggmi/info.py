@@ -15,7 +15,7 @@ TV(D, D_gen) <= TV(D, D_M) + TV(D_M, D_gen) (task + generation divergence), can 
 from __future__ import annotations
 
 import numpy as np
-from paperkit import check_array
+from paperkit import check_array, check_int
 
 __all__ = [
     "conditional_mi",
@@ -24,6 +24,7 @@ __all__ = [
     "markov_chain",
     "mutual_information",
     "pinsker_bound",
+    "pmf_table",
     "tv",
     "tv_decomposition",
 ]
@@ -31,7 +32,8 @@ __all__ = [
 _ATOL = 1e-9
 
 
-def _pmf(p: np.ndarray, name: str) -> np.ndarray:
+def pmf_table(p: np.ndarray, name: str) -> np.ndarray:
+    """``p`` as a float array: finite, non-empty, non-negative and summing to 1 (ValueError naming it)."""
     a = np.asarray(check_array(p, name, kind="fiu"), dtype=float)
     if a.size == 0:
         raise ValueError(f"{name} must be a non-empty probability table")
@@ -47,12 +49,12 @@ def _h(a: np.ndarray) -> float:
 
 def entropy(p: np.ndarray) -> float:
     """Shannon entropy of a pmf of any shape (the joint entropy for a table)."""
-    return _h(_pmf(p, "p"))
+    return _h(pmf_table(p, "p"))
 
 
 def kl(p: np.ndarray, q: np.ndarray) -> float:
     """KL(p || q); ``inf`` where q puts zero mass on a point of p's support."""
-    a, b = _pmf(p, "p"), _pmf(q, "q")
+    a, b = pmf_table(p, "p"), pmf_table(q, "q")
     if a.shape != b.shape:
         raise ValueError(f"p and q must have the same shape, got {a.shape} and {b.shape}")
     s = a > 0
@@ -63,7 +65,7 @@ def kl(p: np.ndarray, q: np.ndarray) -> float:
 
 def tv(p: np.ndarray, q: np.ndarray) -> float:
     """Total variation distance 1/2 sum |p - q| (in [0, 1])."""
-    a, b = _pmf(p, "p"), _pmf(q, "q")
+    a, b = pmf_table(p, "p"), pmf_table(q, "q")
     if a.shape != b.shape:
         raise ValueError(f"p and q must have the same shape, got {a.shape} and {b.shape}")
     return float(0.5 * np.abs(a - b).sum())
@@ -76,7 +78,7 @@ def pinsker_bound(p: np.ndarray, q: np.ndarray) -> float:
 
 def mutual_information(joint: np.ndarray) -> float:
     """I(X; Y) of a 2-d joint pmf ``joint[x, y]``."""
-    P = _pmf(joint, "joint")
+    P = pmf_table(joint, "joint")
     if P.ndim != 2:
         raise ValueError(f"joint must be a 2-d table P[x, y], got ndim={P.ndim}")
     return max(_h(P.sum(1)) + _h(P.sum(0)) - _h(P), 0.0)
@@ -84,7 +86,8 @@ def mutual_information(joint: np.ndarray) -> float:
 
 def conditional_mi(joint: np.ndarray, x: int, y: int, z: int) -> float:
     """I(X; Y | Z) of a 3-d pmf whose axes ``x``, ``y``, ``z`` (a permutation of 0, 1, 2) are X, Y, Z."""
-    P = _pmf(joint, "joint")
+    P = pmf_table(joint, "joint")
+    x, y, z = check_int(x, "x"), check_int(y, "y"), check_int(z, "z")
     if P.ndim != 3 or sorted((x, y, z)) != [0, 1, 2]:
         raise ValueError("joint must be a 3-d table and (x, y, z) a permutation of its axes (0, 1, 2)")
     P = np.transpose(P, (x, y, z))
@@ -97,7 +100,7 @@ def markov_chain(prior: np.ndarray, channel_prompt: np.ndarray, channel_gen: np.
 
     ``channel_prompt (A, P)`` and ``channel_gen (P, G)`` are row-stochastic (each row a pmf).
     """
-    a = _pmf(prior, "prior")
+    a = pmf_table(prior, "prior")
     T1 = np.asarray(
         check_array(channel_prompt, "channel_prompt", shape=(a.shape[0], None), kind="fiu"), float
     )

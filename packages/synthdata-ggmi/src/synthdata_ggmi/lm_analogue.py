@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from paperkit import check_int, check_seed
+from paperkit import check_array, check_instance, check_int, check_positive, check_seed
+
+from synthdata_ggmi.checks import check_device
 
 __all__ = [
     "FactWorld",
@@ -51,6 +53,19 @@ class LMConfig:
         check_int(self.n_anchor, "n_anchor", low=1, high=self.n_entities - 1)
         check_int(self.n_values, "n_values", low=2, high=100)
         check_int(self.n_relations, "n_relations", low=1, high=10)
+        for name in (
+            "d_model",
+            "n_layer",
+            "n_head",
+            "teacher_steps",
+            "student_steps",
+            "batch_size",
+            "n_synthetic",
+        ):
+            check_int(getattr(self, name), name, low=1)
+        if self.d_model % self.n_head:
+            raise ValueError(f"d_model={self.d_model} must be divisible by n_head={self.n_head}")
+        check_positive(self.lr, "lr")
 
 
 @dataclass(frozen=True)
@@ -74,6 +89,7 @@ class FactWorld:
 
 def make_facts(config: LMConfig, *, seed: int) -> FactWorld:
     """A random fact table and a random order of the held-out entities."""
+    check_instance(config, "config", LMConfig)
     rng = np.random.default_rng(check_seed(seed))
     truth = rng.integers(0, config.n_values, size=(config.n_entities, config.n_relations))
     order = config.n_anchor + rng.permutation(config.n_entities - config.n_anchor)
@@ -148,11 +164,16 @@ def synthetic_data(
 
 def score_facts(model: Any, world: FactWorld, entities: np.ndarray, *, device: str) -> dict[str, float]:
     """Greedy exact match and mean log-prob (nats) of the true value over the facts of ``entities``."""
+    check_instance(world, "world", FactWorld)
+    device = check_device(device)
+    ent = np.asarray(check_array(entities, "entities", ndim=1, kind="iu"))
+    if ent.size == 0 or ent.min() < 0 or ent.max() >= world.truth.shape[0]:
+        raise ValueError(f"entities must be a non-empty array of indices in [0, {world.truth.shape[0]})")
+    tok = _tokenizer()
+    prompts, answers = world.facts(ent)
     import torch
     from paperkit.lm import encode_prompt_response, generate, sequence_logprobs
 
-    tok = _tokenizer()
-    prompts, answers = world.facts(entities)
     pred = generate(model, tok, prompts, max_new_tokens=4, batch_size=256, device=device)
     with torch.no_grad():
         total, _ = sequence_logprobs(
@@ -170,6 +191,13 @@ def student_on(
     """``(student, teacher)``: ``J=None`` trains the anchor student W' (no teacher); otherwise a teacher
     with ``(J, L)`` is trained, samples S_gen, and the student W is trained on it. Same ``seed`` => same
     initialisations and batch order for every variant (paired)."""
+    check_instance(world, "world", FactWorld)
+    check_instance(config, "config", LMConfig)
+    n_held = len(world.order)
+    if J is not None:
+        J = check_int(J, "J", low=0, high=n_held)
+    L = check_int(L, "L", low=0, high=n_held - (J or 0))
+    lr, seed, device = check_positive(lr, "lr"), check_seed(seed), check_device(device)
     if J is None:
         p, r = world.facts(np.arange(world.n_anchor))
         return train_on(p, r, config, steps=config.student_steps, lr=lr, seed=seed + 1, device=device), None

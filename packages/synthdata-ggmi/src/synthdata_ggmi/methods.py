@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_choice, check_int, check_seed
+from paperkit import check_choice, check_instance, check_int, check_seed
 
 from synthdata_ggmi.divergence import mc_kl
 from synthdata_ggmi.gmm import GMMSpec
@@ -35,6 +35,10 @@ class DensityFit:
     target: GMMSpec
     kl: float
     kl_se: float
+
+    def __post_init__(self) -> None:
+        check_instance(self.model, "model", GMMSpec)
+        check_instance(self.target, "target", GMMSpec)
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from paperkit import check_bool, check_choice, check_int, check_number, check_seed
+from paperkit import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_seed,
+)
 
+from synthdata_ggmi.checks import check_rng
 from synthdata_ggmi.divergence import ESTIMATORS, MAX_HIST_DIM, histogram_kl, mc_kl
 from synthdata_ggmi.gmm import GMMSpec, fit_gmm, gmm_log_pdf, sample_gmm
 
@@ -89,10 +98,19 @@ class World:
     generator: GMMSpec
     synthetic: np.ndarray
 
+    def __post_init__(self) -> None:
+        check_instance(self.truth, "truth", GMMSpec)
+        check_instance(self.generator, "generator", GMMSpec)
+        for name in ("anchor", "synthetic"):
+            check_array(getattr(self, name), name, shape=(None, self.truth.dim), kind="fiu")
+        check_array(self.labels, "labels", shape=(len(self.anchor),), kind="iu")
+
 
 def random_components(m: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``(means (m, d), covs (m, d, d))``: means ~ U[0, 10]^d, covs A A^T, A ~ U[0, 1]^{d x d}, redrawn
     while the condition number exceeds 1e8."""
+    m, d = check_int(m, "m", low=0), check_int(d, "d", low=1)
+    check_rng(rng)
     means = rng.random((m, d)) * 10
     covs = np.empty((m, d, d))
     for i in range(m):  # the rejection loop is per component; m is at most a few dozen
@@ -107,12 +125,21 @@ def random_components(m: int, d: int, rng: np.random.Generator) -> tuple[np.ndar
 
 def ground_truth(means: np.ndarray, covs: np.ndarray, gap: float = 0.0) -> GMMSpec:
     """D: equal weights over the given components, mean of component i shifted by ``gap * i``."""
+    means = np.asarray(check_array(means, "means", ndim=2, kind="fiu"), dtype=float)
+    gap = check_number(gap, "gap")
     m = means.shape[0]
+    if m < 1:
+        raise ValueError("means must have at least one component, got 0 rows")
     return GMMSpec(means + gap * np.arange(m)[:, None], covs, np.full(m, 1.0 / m))
 
 
 def anchor_samples(truth: GMMSpec, K: int, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(X (K N_k, d), labels)``: ``mu_k + C_k z`` for the first K components, ``z (K, N_k, d)``."""
+    check_instance(truth, "truth", GMMSpec)
+    K = check_int(K, "K", low=1, high=truth.n_components)
+    z = np.asarray(check_array(z, "z", ndim=3, kind="f"))
+    if z.shape[0] < K or z.shape[2] != truth.dim:
+        raise ValueError(f"z must have shape (>= K={K}, N_k, d={truth.dim}), got {z.shape}")
     X = truth.means[:K, None, :] + np.einsum("kij,knj->kni", truth.chol[:K], z[:K])
     n_k = z.shape[1]
     return X.reshape(-1, truth.dim), np.repeat(np.arange(K), n_k)
@@ -129,7 +156,16 @@ def generator_m(
 ) -> GMMSpec:
     """M: K components fitted to the anchor data, the J components D has beyond them copied exactly,
     and the given spurious ``(means (L, d), covs (L, d, d))``; equal weights 1 / (K + J + L)."""
+    check_instance(truth, "truth", GMMSpec)
     d = truth.dim
+    K = check_int(K, "K", low=1)
+    J = check_int(J, "J", low=0, high=truth.n_components - K)
+    X = np.asarray(check_array(X, "X", shape=(None, d), kind="fiu"), dtype=float)
+    labels = np.asarray(check_array(labels, "labels", shape=(X.shape[0],), kind="iu"))
+    if np.bincount(labels, minlength=K)[:K].min() < 2:
+        raise ValueError(f"labels must give every one of the K={K} components at least 2 rows of X")
+    sm = check_array(spurious[0], "spurious[0]", shape=(None, d), kind="fiu")
+    check_array(spurious[1], "spurious[1]", shape=(sm.shape[0], d, d), kind="fiu")
     fm = np.stack([X[labels == k].mean(axis=0) for k in range(K)])
     fc = np.stack([np.atleast_2d(np.cov(X[labels == k], rowvar=False)) + 1e-6 * np.eye(d) for k in range(K)])
     means = np.concatenate([fm, truth.means[K : K + J], spurious[0]])
@@ -142,7 +178,9 @@ def draw_world(
     protocol: Protocol, *, seed: int, repeat: int, pool: tuple[int, int, int] | None = None
 ) -> World:
     """World ``(seed, repeat)`` of ``protocol``; ``pool = (K_max, J_max, L_max)`` sizes the shared draws."""
-    p = protocol
+    p = check_instance(protocol, "protocol", Protocol)
+    if pool is not None and (len(pool) != 3 or not all(isinstance(v, int | np.integer) for v in pool)):
+        raise TypeError(f"pool must be a tuple of three ints (K_max, J_max, L_max), got {pool!r}")
     K_max, J_max, L_max = pool if pool is not None else (p.K, p.J, p.L)
     if K_max < p.K or J_max < p.J or L_max < p.L:
         raise ValueError(f"pool {pool} must be at least (K, J, L) = {(p.K, p.J, p.L)}")
@@ -184,8 +222,14 @@ def kl_gaps(
     each drawing ``n_eval`` points of D, W' and W and sharing D's draw between the two KLs (as
     ``one_round_KL_test``), all rounds binned at once.
     """
+    check_instance(world, "world", World)
+    check_instance(protocol, "protocol", Protocol)
+    check_instance(methods, "methods", tuple)
     for m in methods:
         check_choice(m, "methods", ESTIMATORS)
+    n_eval, rounds = check_int(n_eval, "n_eval", low=2), check_int(rounds, "rounds", low=1)
+    if mc_draws is not None:
+        check_int(mc_draws, "mc_draws", low=2)
     if protocol.d > MAX_HIST_DIM and set(methods) - {"mc"}:
         raise ValueError(
             f"histogram methods need d <= {MAX_HIST_DIM}, got d={protocol.d}; use methods=('mc',)"
@@ -211,6 +255,9 @@ def kl_gaps(
 def fit_model(world: World, protocol: Protocol, *, synthetic: bool, seed: int, repeat: int) -> GMMSpec:
     """W (``synthetic=True``: K + J + L components on S_gen) or W' (K components on S_anchor); the EM
     seeds come from (seed, repeat), so W and W' of a world are the same whichever is fitted first."""
+    check_instance(world, "world", World)
+    check_instance(protocol, "protocol", Protocol)
+    seed, repeat = check_seed(seed), check_int(repeat, "repeat", low=0)
     r_fit = np.random.default_rng(np.random.SeedSequence([seed, repeat, 7]))
     fit_seeds = r_fit.integers(0, 2**31 - 1, size=2)
     if synthetic:
@@ -233,8 +280,14 @@ class Sweep:
     kl_anchor: dict[str, np.ndarray]
     kl_synthetic: dict[str, np.ndarray]
 
+    def __post_init__(self) -> None:
+        check_choice(self.param, "param", PARAMS)
+        if set(self.kl_anchor) != set(self.kl_synthetic):
+            raise ValueError("kl_anchor and kl_synthetic must have the same methods")
+
     def gap(self, method: str) -> np.ndarray:
         """``(values, repeats)`` KL gap KL(W' || D) - KL(W || D)."""
+        check_choice(method, "method", tuple(self.kl_anchor))
         return self.kl_anchor[method] - self.kl_synthetic[method]
 
 
@@ -253,10 +306,11 @@ def sweep(
     """Vary ``param`` (K, J or L) over ``values`` with the others fixed at ``protocol``; ``repeats`` worlds
     per value, repeat r sharing its draws across values (paired)."""
     param = check_choice(param, "param", PARAMS)
-    if not values:
-        raise ValueError("values must be a non-empty tuple of ints")
+    if not isinstance(values, tuple | list) or not values:
+        raise ValueError(f"values must be a non-empty tuple of ints, got {values!r}")
+    values = tuple(check_int(v, "values", low=0) for v in values)
     repeats = check_int(repeats, "repeats", low=1)
-    base = protocol if protocol is not None else Protocol()
+    base = check_instance(protocol, "protocol", Protocol) if protocol is not None else Protocol()
     pool = tuple(max(values) if name == param else getattr(base, name) for name in PARAMS)
     ka = {m: np.empty((len(values), repeats)) for m in methods}
     ks = {m: np.empty((len(values), repeats)) for m in methods}

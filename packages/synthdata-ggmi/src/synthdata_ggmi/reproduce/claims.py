@@ -131,6 +131,67 @@ def _lm_claims(lm: dict[str, Any], config: Config, rng: np.random.Generator) -> 
     return out
 
 
+def _discrete_claims(dc: dict[str, np.ndarray], exact_tol: float) -> list[Claim]:
+    """The exact identities checked on random pmfs (no randomness of their own)."""
+    return [
+        Claim.at_least(
+            "tv-triangle",
+            "TV(D, D_gen) <= TV(D, D_M) + TV(D_M, D_gen) (task + generation divergence)",
+            f"min over {len(dc['tv_slack'])} random pmf triples of the slack",
+            float(dc["tv_slack"].min()),
+            -exact_tol,
+            paper="Sec. 3 (divergence decomposition)",
+        ),
+        Claim.at_most(
+            "data-processing",
+            "Along S_anchor -> p -> S_gen, I(S_anchor; S_gen) <= I(S_anchor; p)",
+            f"max over {len(dc['dpi_excess'])} random chains of I(A;G) - I(A;P), nats",
+            float(dc["dpi_excess"].max()),
+            exact_tol,
+            paper="Sec. 3 (Markov chain; the bottleneck the paper reverses)",
+        ),
+        Claim.at_most(
+            "pinsker",
+            "TV <= sqrt(KL / 2)",
+            f"max over {len(dc['pinsker_excess'])} random pairs of TV - sqrt(KL/2)",
+            float(dc["pinsker_excess"].max()),
+            exact_tol,
+            paper="ours (calculator check)",
+        ),
+    ]
+
+
+def _metrics(
+    sw: dict[str, Sweep],
+    sweep_metrics: dict[str, Any],
+    gt: dict[str, np.ndarray],
+    bl: dict[str, np.ndarray],
+    dc: dict[str, np.ndarray],
+    lm: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The raw per-world numbers and statistics written to results.json."""
+    metrics: dict[str, Any] = {
+        "sweeps": {
+            p: {
+                "values": list(s.values),
+                "kl_anchor": {m: a.tolist() for m, a in s.kl_anchor.items()},
+                "kl_synthetic": {m: a.tolist() for m, a in s.kl_synthetic.items()},
+            }
+            for p, s in sw.items()
+        },
+        "sweep_stats": sweep_metrics,
+        "gate": {k: v.tolist() for k, v in gt.items()},
+        "baselines": {k: v.tolist() for k, v in bl.items()},
+        "discrete": {k: [float(v.min()), float(v.max())] for k, v in dc.items()},
+    }
+    if lm is not None:
+        metrics["lm"] = {
+            "variants": {k: {m: x.tolist() for m, x in d.items()} for k, d in lm["variants"].items()},
+            "tuning": lm["tuning"],
+        }
+    return metrics
+
+
 def claims(
     sw: dict[str, Sweep],
     gt: dict[str, np.ndarray],
@@ -173,53 +234,10 @@ def claims(
             paper="Sec. 4 (reverse bottleneck: information gain from M); ours as a direct check",
         )
     )
-    out += [
-        Claim.at_least(
-            "tv-triangle",
-            "TV(D, D_gen) <= TV(D, D_M) + TV(D_M, D_gen) (task + generation divergence)",
-            f"min over {len(dc['tv_slack'])} random pmf triples of the slack",
-            float(dc["tv_slack"].min()),
-            -mg.exact_tol,
-            paper="Sec. 3 (divergence decomposition)",
-        ),
-        Claim.at_most(
-            "data-processing",
-            "Along S_anchor -> p -> S_gen, I(S_anchor; S_gen) <= I(S_anchor; p)",
-            f"max over {len(dc['dpi_excess'])} random chains of I(A;G) - I(A;P), nats",
-            float(dc["dpi_excess"].max()),
-            mg.exact_tol,
-            paper="Sec. 3 (Markov chain; the bottleneck the paper reverses)",
-        ),
-        Claim.at_most(
-            "pinsker",
-            "TV <= sqrt(KL / 2)",
-            f"max over {len(dc['pinsker_excess'])} random pairs of TV - sqrt(KL/2)",
-            float(dc["pinsker_excess"].max()),
-            mg.exact_tol,
-            paper="ours (calculator check)",
-        ),
-    ]
+    out += _discrete_claims(dc, mg.exact_tol)
     if lm is not None:
         out += _lm_claims(lm, config, rng)
-    metrics: dict[str, Any] = {
-        "sweeps": {
-            p: {
-                "values": list(s.values),
-                "kl_anchor": {m: a.tolist() for m, a in s.kl_anchor.items()},
-                "kl_synthetic": {m: a.tolist() for m, a in s.kl_synthetic.items()},
-            }
-            for p, s in sw.items()
-        },
-        "sweep_stats": sweep_metrics,
-        "gate": {k: v.tolist() for k, v in gt.items()},
-        "baselines": {k: v.tolist() for k, v in bl.items()},
-        "discrete": {k: [float(v.min()), float(v.max())] for k, v in dc.items()},
-    }
-    if lm is not None:
-        metrics["lm"] = {
-            "variants": {k: {m: x.tolist() for m, x in d.items()} for k, d in lm["variants"].items()},
-            "tuning": lm["tuning"],
-        }
+    metrics = _metrics(sw, sweep_metrics, gt, bl, dc, lm)
     return out, metrics, _tables(sw, bl, lm, config)
 
 
