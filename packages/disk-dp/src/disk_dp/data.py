@@ -67,7 +67,10 @@ def load(
     if name == "digits":
         split = load_digits(8, seed=seed, validation=validation, normalize="standardize", flatten=True)
         return Dataset(
-            *(t.to(device) for t in (split.x_train, split.y_train, split.x_test, split.y_test)),
+            x_train=split.x_train.to(device),
+            y_train=split.y_train.to(device),
+            x_test=split.x_test.to(device),
+            y_test=split.y_test.to(device),
             n_classes=split.n_classes,
             name=name,
         )
