@@ -1,3 +1,4 @@
+import dataclasses
 import io
 import json
 import random
@@ -62,6 +63,24 @@ def test_reproduce_main_writes_results_and_prints_claims(tmp_path: Path, capsys)
     assert data["metrics"]["mean"] == pytest.approx(np.random.default_rng(3).normal(size=100).mean())
     assert "mean-small" in capsys.readouterr().out
     assert (tmp_path / "mean.png").exists()
+
+
+def test_a_plot_bug_keeps_the_numbers_and_exits_3_with_one_line(tmp_path: Path, capsys):
+    def broken_plots(report: Report) -> dict[str, Figure]:
+        raise ValueError("x and y must have same first dimension, but have shapes (2,) and (3,)")
+
+    exp = dataclasses.replace(EXP, plots=broken_plots)
+    code = reproduce_main(exp, ["reproduce", "--quick", "--device", "cpu", "--out", str(tmp_path)])
+    assert code == 3
+    out, err = capsys.readouterr()
+    assert "mean-small" in out  # the claims table is printed
+    assert err.strip().splitlines() == [
+        "paperkit: error: the plots failed (ValueError: x and y must have same first dimension, but have "
+        "shapes (2,) and (3,)); the numbers were written without them"
+    ]
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["metrics"]["mean"] == pytest.approx(np.random.default_rng(0).normal(size=100).mean())
+    assert not list(tmp_path.glob("*.png"))
 
 
 def test_check_exits_1_when_a_claim_fails(tmp_path: Path, capsys):

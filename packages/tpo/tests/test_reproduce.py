@@ -12,7 +12,8 @@ from tpo.reproduce.claims import table
 
 @pytest.fixture(scope="module")
 def smoke_records():
-    return run_records(dataclasses.replace(Config.smoke(), lrs=(1e-4, 3e-4)), seed=3)
+    # curve_every=1: the dev-τ learning curves are recorded and plotted (the full run's setting, 40 there)
+    return run_records(dataclasses.replace(Config.smoke(), lrs=(1e-4, 3e-4), curve_every=1), seed=3)
 
 
 def test_smoke_claims_are_recomputed_from_the_records(smoke_records):
@@ -62,9 +63,13 @@ def test_tables_and_plots(smoke_records):
     assert [row["method"] for row in rows] == ["SFT reference", *TUNED]
     assert len(rep.tables["Tuning on dev (same grid and budget)"]) == 2 * len(TUNED)
     figs = plots(rep)
-    assert set(figs) == {"methods"}
-    for ax in figs["methods"].axes:
+    assert set(figs) == {"methods", "tau_curves"}
+    for ax in (*figs["methods"].axes, *figs["tau_curves"].axes):
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
+    steps = rep.metrics["curve_steps"]
+    assert steps == [1, 2, 3]  # one dev τ after every step of the smoke scale's 3
+    for line in figs["tau_curves"].axes[0].get_lines():
+        assert list(line.get_xdata()) == steps
 
 
 @pytest.mark.parametrize(

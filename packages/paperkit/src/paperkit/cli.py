@@ -175,7 +175,8 @@ def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
 
     Exit codes: 0 done (and, with ``--check``, every claim passed); 1 a claim failed under ``--check``;
     2 bad arguments, an unavailable device or an unusable ``--out`` (a file, not writable, held by another
-    run); 3 the results could not be written (the previous ones are intact); 130 interrupted (Ctrl-C).
+    run); 3 the results could not be written (the previous ones are intact), or the plots failed (the
+    numbers are written without them); 130 interrupted (Ctrl-C).
     Each failure is one line on stderr.
     """
     progress = _Progress()
@@ -192,6 +193,16 @@ def reproduce_main(exp: Experiment, argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(f"{exp.package}: interrupted; {what}\n")
         return 130
+
+
+def _render_plots(exp: Experiment, report: Report) -> tuple[dict[str, Figure], str | None]:
+    """The experiment's figures, or none and the reason: a bug in a plot must not lose a run's numbers."""
+    if exp.plots is None:
+        return {}, None
+    try:
+        return dict(exp.plots(report)), None
+    except Exception as e:  # any rendering bug; the numbers are already computed
+        return {}, f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
 
 def _reproduce(exp: Experiment, argv: Sequence[str] | None, progress: _Progress) -> int:
@@ -217,7 +228,7 @@ def _reproduce(exp: Experiment, argv: Sequence[str] | None, progress: _Progress)
         seed_everything(args.seed)
         report = exp.run(config, seed=args.seed, device=device)
         wall = time.perf_counter() - t0
-        figures = dict(exp.plots(report)) if exp.plots is not None else {}
+        figures, plot_error = _render_plots(exp, report)
         record = results_record(
             report,
             package=exp.package,
@@ -235,6 +246,11 @@ def _reproduce(exp: Experiment, argv: Sequence[str] | None, progress: _Progress)
             sys.stderr.write(f"{exp.package}: error: {e}\n")
             return 3
     sys.stdout.write(f"\nwrote {', '.join(str(p) for p in written)}\n")
+    if plot_error is not None:
+        sys.stderr.write(
+            f"{exp.package}: error: the plots failed ({plot_error}); the numbers were written without them\n"
+        )
+        return 3
     if args.check and not report.passed:
         failed = ", ".join(c.name for c in report.claims if not c.passed)
         sys.stderr.write(f"{exp.package}: claims failed: {failed}\n")

@@ -53,10 +53,10 @@ def plots(report: Report) -> dict[str, Figure]:
             if c.size == 0 or not np.isfinite(c).any():  # sft_best has no preference curve
                 continue
             mu = c.mean(axis=0)
-            ax.plot(steps[1 : 1 + len(mu)], mu, color=f"C{i}", label=m)
+            ax.plot(steps[: len(mu)], mu, color=f"C{i}", label=m)
             if c.shape[0] > 1:
                 sd = c.std(axis=0)
-                ax.fill_between(steps[1 : 1 + len(mu)], mu - sd, mu + sd, color=f"C{i}", alpha=0.15)
+                ax.fill_between(steps[: len(mu)], mu - sd, mu + sd, color=f"C{i}", alpha=0.15)
         ax.set(
             xlabel="preference-optimisation steps",
             ylabel="dev Kendall τ-b (plain implicit reward)",
