@@ -32,7 +32,8 @@ def selection_weights(R: object, lam: object, k: int) -> np.ndarray:
             f"R must hold K = {k} candidates for each prompt (n a positive multiple of k), "
             f"got n = {R_arr.shape[1]}"
         )
-    s = (lam_a @ R_arr).reshape(-1, k)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+        s = (lam_a @ R_arr).reshape(-1, k)
     if not np.all(np.isfinite(s)):
         raise ValueError("lam is too large for R: the scores λᵀr overflow to inf (rescale lam or R)")
     w = np.exp(s - s.max(axis=1, keepdims=True))

@@ -195,7 +195,7 @@ def _check_kernel_args(
             raise ValueError(
                 f"groups must group the {R_arr.shape[1]} samples of R, got {groups.inverse.size}"
             )
-    return _check_lam(lam, R_arr.shape[0]), R_arr, groups  # type: ignore[return-value]
+    return _check_lam(lam, R_arr.shape[0]), R_arr, groups
 
 
 def tilt_weights(lam: object, R: object, groups: Groups | None = None) -> np.ndarray:

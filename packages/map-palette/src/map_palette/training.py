@@ -54,11 +54,11 @@ class LMConfig:
 
 def train_review_lm(config: LMConfig, *, seed: int, device: str = "cpu") -> tuple[Any, Any, list[float]]:
     """(model, tokenizer, per-step losses) of the reference LM trained from ``seed``."""
-    from paperkit.lm import TrainConfig, tiny_causal_lm, train_bpe_tokenizer, train_causal_lm
-    from paperkit.lm.models import available_device
-
     check_instance(config, "config", LMConfig)
     seed = check_seed(seed)
+    from paperkit.lm import TrainConfig, tiny_causal_lm, train_bpe_tokenizer, train_causal_lm  # torch: lazily
+    from paperkit.lm.models import available_device
+
     device = str(available_device(device))
     corpus = review_corpus(config.n_reviews, seed=seed)
     prompts = [r.prompt for r in corpus]
