@@ -128,7 +128,7 @@ def _margin(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> float:
 def _max_achievable(R: np.ndarray, groups: Groups | None) -> np.ndarray:
     if groups is None:
         return R.max(axis=1)
-    return np.stack([np.maximum.reduceat(r[groups.order], groups.starts).mean() for r in R])
+    return np.maximum.reduceat(R[:, groups.order], groups.starts, axis=1).mean(axis=1)
 
 
 def _check_reachable(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> None:
@@ -196,10 +196,7 @@ def newton_polish(
         if groups is None:
             centred = R - (R @ w)[:, None]
         else:
-            means = (
-                np.stack([np.add.reduceat((r * w)[groups.order], groups.starts) for r in R])
-                * groups.n_prompts
-            )
+            means = np.add.reduceat((R * w)[:, groups.order], groups.starts, axis=1) * groups.n_prompts
             centred = R - means[:, groups.inverse]
         H = (centred[act] * w) @ centred[act].T
         grad = (c - R @ w)[act]
