@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_int, check_matrix_pd, check_seed
+from paperkit import check_array, check_int, check_matrix_pd, check_seed
 from scipy import special
 
 __all__ = [
@@ -33,9 +33,12 @@ def gaussian_rewards(
 ) -> np.ndarray:
     """(m, n) float64 draws of r ~ N(μ, Σ)."""
     n = check_int(n, "n", low=1)
+    mu_a = np.asarray(check_array(mu, "mu", ndim=1, kind="fiu"), float)
     S = check_matrix_pd(Sigma, "Sigma")
+    if S.shape != (mu_a.size, mu_a.size) or mu_a.size == 0:
+        raise ValueError(f"Sigma must be (m, m) with m = len(mu) >= 1, got {S.shape} for m = {mu_a.size}")
     rng = np.random.default_rng(check_seed(seed))
-    return np.asarray(mu, float)[:, None] + np.linalg.cholesky(S) @ rng.standard_normal((len(mu), n))
+    return mu_a[:, None] + np.linalg.cholesky(S) @ rng.standard_normal((len(mu), n))
 
 
 def beta_copula_rewards(
@@ -48,7 +51,13 @@ def beta_copula_rewards(
 ) -> np.ndarray:
     """(m, n) rewards in (0, 1): Beta(a_i, b_i) marginals joined by the Gaussian copula of ``corr``
     (rescaled to unit diagonal), so that palettes near 1 are infeasible (spec data A (ii))."""
-    C = np.asarray(corr, float)
+    C = np.asarray(check_matrix_pd(corr, "corr"), float)
+    if C.shape[0] == 0:
+        raise ValueError("corr must be (m, m) with m >= 1, got shape (0, 0)")
+    for arg, vals in (("a", a), ("b", b)):
+        arr = np.asarray(check_array(vals, arg, shape=(C.shape[0],), kind="fiu"), float)
+        if np.any(arr <= 0):
+            raise ValueError(f"{arg} must hold Beta shape parameters > 0, one per value, got {tuple(vals)}")
     d = np.sqrt(np.diag(C))
     z = gaussian_rewards(n, seed=seed, mu=np.zeros(len(C)), Sigma=C / np.outer(d, d))
     u = special.ndtr(z)  # the standard normal CDF (scipy.special: lighter to import than scipy.stats)

@@ -24,13 +24,18 @@ def selection_weights(R: object, lam: object, k: int) -> np.ndarray:
     """(P, K) within-prompt probabilities softmax_k(λᵀr) for candidates laid out prompt-major (n = P·K)."""
     R_arr = np.asarray(check_array(R, "R", ndim=2), float)
     k = check_int(k, "k", low=1)
-    lam_a = np.asarray(check_array(lam, "lam", shape=(R_arr.shape[0],)), float)
+    lam_a = np.asarray(check_array(lam, "lam", shape=(R_arr.shape[0],), kind="fiu"), float)
+    if np.any(lam_a < 0):
+        raise ValueError(f"lam must be >= 0 (the tilt exp(λᵀr) of MAP), got min {lam_a.min():.6g}")
     if R_arr.shape[1] == 0 or R_arr.shape[1] % k:
         raise ValueError(
             f"R must hold K = {k} candidates for each prompt (n a positive multiple of k), "
             f"got n = {R_arr.shape[1]}"
         )
-    s = (lam_a @ R_arr).reshape(-1, k)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+        s = (lam_a @ R_arr).reshape(-1, k)
+    if not np.all(np.isfinite(s)):
+        raise ValueError("lam is too large for R: the scores λᵀr overflow to inf (rescale lam or R)")
     w = np.exp(s - s.max(axis=1, keepdims=True))
     return w / w.sum(axis=1, keepdims=True)
 
@@ -109,6 +114,19 @@ def map_decode(
     """Sample K continuations per prompt from ``model`` and keep one ∝ exp(λᵀr) (official defaults K = 32,
     ≤ 50 new tokens, temperature 1)."""
     prompts = check_strings(prompts, "prompts")
+    if not prompts:
+        raise ValueError("prompts is empty: give at least one prompt")
+    if not hasattr(model, "parameters"):
+        raise TypeError(f"model must be a torch causal LM (a Hugging Face model), got {type(model).__name__}")
+    if isinstance(values, str) or not isinstance(values, Sequence) or len(values) == 0:
+        raise ValueError("values must be a non-empty sequence of value callables")
+    lam_a = np.asarray(check_array(lam, "lam", shape=(len(values),), kind="fiu"), float)
+    if np.any(lam_a < 0):
+        raise ValueError(f"lam must be >= 0 (the tilt exp(λᵀr) of MAP), got min {lam_a.min():.6g}")
+    k, seed = check_int(k, "k", low=1), check_seed(seed)
+    from paperkit.lm.models import check_device
+
+    check_device(model, device)  # names the argument; also refuses a model that is elsewhere
     cands = sample_candidates(
         model, tokenizer, prompts, k=k, max_new_tokens=max_new_tokens, seed=seed, device=device
     )

@@ -19,8 +19,8 @@ duality identities hold with KL averaged over prompts.
 Since every empirical KL is at most log n (joint; mean of log n_x per prompt), a dual value above it
 certifies that the palette is infeasible (:func:`kl_ceiling`).
 
-Kernels take validated float64 arrays; :func:`dual_objective`, :func:`realized_levels` and
-:func:`tilt_weights` validate their arguments.
+Kernels (``*_kernel``, :func:`dual_value`, :func:`dual_gradient`) take validated float64 arrays; the public
+functions validate their arguments.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_choice
+from paperkit import check_array, check_choice, check_instance, check_int
 
 __all__ = [
     "NORMALIZATIONS",
@@ -39,9 +39,12 @@ __all__ = [
     "dual_value",
     "effective_sample_size",
     "empirical_kl",
+    "ess_kernel",
     "kl_ceiling",
+    "kl_kernel",
     "log_partition",
     "realized_levels",
+    "tilt_kernel",
     "tilt_weights",
 ]
 
@@ -116,7 +119,7 @@ def log_partition(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) 
     return float(np.mean(lse - np.log(groups.counts)))
 
 
-def tilt_weights(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> np.ndarray:
+def tilt_kernel(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> np.ndarray:
     """(n,) weights of the tilted sample, summing to 1: softmax(λᵀR), or per-prompt softmax / P."""
     s = _scores(lam, R)
     if groups is None:
@@ -135,13 +138,13 @@ def dual_value(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: Groups | N
 
 def dual_gradient(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: Groups | None = None) -> np.ndarray:
     """∇g(λ) = c − R w(λ)."""
-    return c - R @ tilt_weights(lam, R, groups)
+    return c - R @ tilt_kernel(lam, R, groups)
 
 
-def empirical_kl(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> float:
+def kl_kernel(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> float:
     """KL(p_λ ‖ p0) on the sample: Σ_k w_k log(n w_k) (joint), or the prompt average of the
     within-prompt KLs (per prompt)."""
-    w = tilt_weights(lam, R, groups)
+    w = tilt_kernel(lam, R, groups)
     base = (
         np.full(w.size, 1.0 / w.size)
         if groups is None
@@ -151,9 +154,9 @@ def empirical_kl(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -
     return float(np.sum(w[pos] * np.log(w[pos] / base[pos])))
 
 
-def effective_sample_size(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> float:
+def ess_kernel(lam: np.ndarray, R: np.ndarray, groups: Groups | None = None) -> float:
     """Kish's ESS 1/Σ w² of the tilt weights (joint), or its mean over prompts (per prompt, out of n_x)."""
-    w = tilt_weights(lam, R, groups)
+    w = tilt_kernel(lam, R, groups)
     if groups is None:
         return float(1.0 / np.sum(w**2))
     wp = w * groups.n_prompts
@@ -162,6 +165,9 @@ def effective_sample_size(lam: np.ndarray, R: np.ndarray, groups: Groups | None 
 
 def kl_ceiling(n: int, groups: Groups | None = None) -> float:
     """The largest empirical KL any reweighting reaches: log n (joint), mean log n_x (per prompt)."""
+    n = check_int(n, "n", low=1)
+    if groups is not None:
+        check_instance(groups, "groups", Groups)
     return float(np.log(n)) if groups is None else float(np.mean(np.log(groups.counts)))
 
 
@@ -173,7 +179,39 @@ def _check_lam(lam: object, m: int) -> np.ndarray:
     arr = np.asarray(check_array(lam, "lam", ndim=1, kind="fiu"), dtype=float)
     if arr.shape != (m,):
         raise ValueError(f"lam must have one weight per value (shape ({m},)), got shape {arr.shape}")
+    if np.any(arr < 0):
+        raise ValueError(f"lam must be >= 0 (MAP's dual lives on λ ≥ 0), got min {arr.min():.6g}")
     return arr
+
+
+def _check_kernel_args(
+    lam: object, R: object, groups: object
+) -> tuple[np.ndarray, np.ndarray, Groups | None]:
+    R_arr, _, _ = check_problem(R)
+    if groups is not None:
+        check_instance(groups, "groups", Groups)
+        assert isinstance(groups, Groups)
+        if groups.inverse.shape != (R_arr.shape[1],):
+            raise ValueError(
+                f"groups must group the {R_arr.shape[1]} samples of R, got {groups.inverse.size}"
+            )
+    return _check_lam(lam, R_arr.shape[0]), R_arr, groups
+
+
+def tilt_weights(lam: object, R: object, groups: Groups | None = None) -> np.ndarray:
+    """(n,) weights of the tilted sample, summing to 1: softmax(λᵀR), or per-prompt softmax / P
+    (``groups``: :meth:`Groups.of` of the prompt ids)."""
+    return tilt_kernel(*_check_kernel_args(lam, R, groups))
+
+
+def empirical_kl(lam: object, R: object, groups: Groups | None = None) -> float:
+    """KL(p_λ ‖ p0) on the sample (validated :func:`kl_kernel`)."""
+    return kl_kernel(*_check_kernel_args(lam, R, groups))
+
+
+def effective_sample_size(lam: object, R: object, groups: Groups | None = None) -> float:
+    """Kish's ESS of the tilt weights (validated :func:`ess_kernel`)."""
+    return ess_kernel(*_check_kernel_args(lam, R, groups))
 
 
 def dual_objective(
@@ -190,4 +228,4 @@ def realized_levels(
 ) -> np.ndarray:
     """(m,) E_{p_λ} r estimated by self-normalised importance sampling: R w(λ)."""
     R_arr, _, groups = check_problem(R, None, prompt_ids, normalization=normalization)
-    return R_arr @ tilt_weights(_check_lam(lam, R_arr.shape[0]), R_arr, groups)
+    return R_arr @ tilt_kernel(_check_lam(lam, R_arr.shape[0]), R_arr, groups)

@@ -21,10 +21,14 @@ from map_palette.solvers import box_ascent
 __all__ = ["gaussian_dual", "gaussian_lambda_star", "gaussian_solve", "gaussian_tilted_mean"]
 
 
-def _check(mu: object, Sigma: object, c: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mu_a = np.asarray(check_array(mu, "mu", ndim=1), float)
+def _check(
+    mu: object, Sigma: object, c: object, *, c_name: str = "c"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mu_a = np.asarray(check_array(mu, "mu", ndim=1, kind="fiu"), float)
+    if mu_a.size == 0:
+        raise ValueError("mu must hold at least one value's mean, got shape (0,)")
     S = np.asarray(check_matrix_pd(Sigma, "Sigma"), float)
-    c_a = np.asarray(check_array(c, "c", shape=(mu_a.size,)), float)
+    c_a = np.asarray(check_array(c, c_name, shape=(mu_a.size,), kind="fiu"), float)
     if S.shape != (mu_a.size, mu_a.size):
         raise ValueError(f"Sigma must be ({mu_a.size}, {mu_a.size}) to match mu, got {S.shape}")
     return mu_a, S, c_a
@@ -39,8 +43,8 @@ def gaussian_dual(
 
 def gaussian_tilted_mean(lam: object, mu: object, Sigma: object) -> np.ndarray:
     """E_{p_λ} r = μ + Σλ."""
-    mu_a = np.asarray(check_array(mu, "mu", ndim=1), float)
-    return mu_a + np.asarray(Sigma, float) @ np.asarray(check_array(lam, "lam", shape=(mu_a.size,)), float)
+    mu_a, S, lam_a = _check(mu, Sigma, lam, c_name="lam")
+    return mu_a + S @ lam_a
 
 
 def gaussian_lambda_star(mu: object, Sigma: object, c: object) -> np.ndarray:
@@ -65,5 +69,6 @@ def gaussian_lambda_star(mu: object, Sigma: object, c: object) -> np.ndarray:
 def gaussian_solve(mu: object, Sigma: object, c: object, *, max_iter: int = 1000) -> np.ndarray:
     """λ* by the package's L-BFGS-B ascent on the closed-form dual (what :func:`solve_lambda` runs)."""
     mu_a, S, c_a = _check(mu, Sigma, c)
+    max_iter = check_int(max_iter, "max_iter", low=1)
     x, _, _ = box_ascent(lambda lam: gaussian_dual(lam, mu_a, S, c_a), np.zeros(mu_a.size), max_iter=max_iter)
     return x

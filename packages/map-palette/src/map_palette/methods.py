@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_choice, check_seed
 
-from map_palette.dual import Groups, check_problem, effective_sample_size, empirical_kl, tilt_weights
+from map_palette.dual import Groups, check_problem, ess_kernel, kl_kernel, tilt_kernel
 from map_palette.solvers import sequential_lambda, solve_lambda
 
 __all__ = ["METHODS", "Choice", "MethodInfo", "run_method"]
@@ -59,11 +59,9 @@ class MethodInfo:
 
 
 def _choice(lam: np.ndarray, R: np.ndarray, c: np.ndarray, groups: Groups | None) -> Choice:
-    w = tilt_weights(lam, R, groups)
+    w = tilt_kernel(lam, R, groups)
     real = R @ w
-    return Choice(
-        lam, real, empirical_kl(lam, R, groups), effective_sample_size(lam, R, groups), real >= c - 1e-9
-    )
+    return Choice(lam, real, kl_kernel(lam, R, groups), ess_kernel(lam, R, groups), real >= c - 1e-9)
 
 
 def _prep(

@@ -27,6 +27,10 @@ def quantile_palette(R: object, names: Sequence[str], targets: Mapping[str, floa
     names = check_strings(names, "names")
     if len(names) != R_arr.shape[0]:
         raise ValueError(f"names must name each of the {R_arr.shape[0]} values, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"names must be distinct, got {names}")
+    if not isinstance(targets, Mapping):
+        raise TypeError(f"targets must be a mapping name -> quantile, got {type(targets).__name__}")
     unknown = set(targets) - set(names)
     if unknown:
         raise ValueError(f"targets name unknown values {sorted(unknown)}; values are {names}")
@@ -53,13 +57,14 @@ def pareto_search(
     hi = np.asarray(check_array(c_high, "c_high", shape=(R_arr.shape[0],)), float)
     assert lo is not None
     check_choice(method, "method", ("bisection", "grid"))
+    grid_points = check_int(grid_points, "grid_points", low=2)
 
     def ok(rho: float) -> bool:
         return is_feasible(R_arr, lo + rho * (hi - lo), normalization=normalization, prompt_ids=prompt_ids)
 
     best = None
     if method == "grid":
-        for rho in np.linspace(0.0, 1.0, check_int(grid_points, "grid_points", low=2)):
+        for rho in np.linspace(0.0, 1.0, grid_points):
             if not ok(float(rho)):
                 break
             best = float(rho)

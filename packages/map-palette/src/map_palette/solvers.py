@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from paperkit import check_choice, check_int, check_positive
+from paperkit import check_choice, check_int, check_number, check_positive
 from scipy.optimize import linprog, minimize
 
 from map_palette.dual import (
@@ -29,10 +29,10 @@ from map_palette.dual import (
     check_problem,
     dual_gradient,
     dual_value,
-    effective_sample_size,
-    empirical_kl,
+    ess_kernel,
     kl_ceiling,
-    tilt_weights,
+    kl_kernel,
+    tilt_kernel,
 )
 
 __all__ = [
@@ -128,7 +128,7 @@ def _margin(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> float:
 def _max_achievable(R: np.ndarray, groups: Groups | None) -> np.ndarray:
     if groups is None:
         return R.max(axis=1)
-    return np.stack([np.maximum.reduceat(r[groups.order], groups.starts).mean() for r in R])
+    return np.maximum.reduceat(R[:, groups.order], groups.starts, axis=1).mean(axis=1)
 
 
 def _check_reachable(R: np.ndarray, c: np.ndarray, groups: Groups | None) -> None:
@@ -192,14 +192,11 @@ def newton_polish(
         act = np.flatnonzero(lam > 0)
         if act.size == 0:
             break
-        w = tilt_weights(lam, R, groups)
+        w = tilt_kernel(lam, R, groups)
         if groups is None:
             centred = R - (R @ w)[:, None]
         else:
-            means = (
-                np.stack([np.add.reduceat((r * w)[groups.order], groups.starts) for r in R])
-                * groups.n_prompts
-            )
+            means = np.add.reduceat((R * w)[:, groups.order], groups.starts, axis=1) * groups.n_prompts
             centred = R - means[:, groups.inverse]
         H = (centred[act] * w) @ centred[act].T
         grad = (c - R @ w)[act]
@@ -313,7 +310,7 @@ def solve_lambda(
     if n < m + 1:
         warnings.warn(f"only n = {n} samples for m = {m} values: the sample hull is degenerate", stacklevel=2)
     _check_reachable(R_arr, c_arr, groups)
-    margin = _margin(R_arr, c_arr, groups) if lp_margin is None else float(lp_margin)
+    margin = _margin(R_arr, c_arr, groups) if lp_margin is None else check_number(lp_margin, "lp_margin")
     status = (
         "feasible" if margin > BOUNDARY_TOL else ("boundary" if margin >= -BOUNDARY_TOL else "infeasible")
     )
@@ -334,7 +331,7 @@ def solve_lambda(
     exceeded = diverged or best > ceiling + 1e-9
     if diverged or not np.all(np.isfinite(lam)):
         return Solution(lam, status, False, np.inf, np.full(m, np.nan), np.nan, np.nan, nit, margin, True)
-    ess = effective_sample_size(lam, R_arr, groups)
+    ess = ess_kernel(lam, R_arr, groups)
     total = ess if groups is None else ess * groups.n_prompts
     if status == "feasible" and total < LOW_ESS:
         warnings.warn(
@@ -347,8 +344,8 @@ def solve_lambda(
         status=status,
         feasible=status == "feasible",
         g=dual_value(lam, R_arr, c_arr, groups),
-        realized=R_arr @ tilt_weights(lam, R_arr, groups),
-        kl=empirical_kl(lam, R_arr, groups),
+        realized=R_arr @ tilt_kernel(lam, R_arr, groups),
+        kl=kl_kernel(lam, R_arr, groups),
         ess=ess,
         iterations=nit,
         lp_margin=margin,

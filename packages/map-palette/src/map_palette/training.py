@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paperkit import check_int, check_seed
+from paperkit import check_instance, check_int, check_positive, check_seed
 
 from map_palette.data import review_corpus
 
@@ -44,13 +44,22 @@ class LMConfig:
             "max_length",
         ):
             check_int(getattr(self, name), name, low=1)
+        check_int(self.warmup_steps, "warmup_steps", low=0)
+        check_positive(self.lr, "lr")
+        if self.d_model % self.n_head:
+            raise ValueError(
+                f"d_model must be a multiple of n_head, got d_model {self.d_model}, n_head {self.n_head}"
+            )
 
 
 def train_review_lm(config: LMConfig, *, seed: int, device: str = "cpu") -> tuple[Any, Any, list[float]]:
     """(model, tokenizer, per-step losses) of the reference LM trained from ``seed``."""
-    from paperkit.lm import TrainConfig, tiny_causal_lm, train_bpe_tokenizer, train_causal_lm
-
+    check_instance(config, "config", LMConfig)
     seed = check_seed(seed)
+    from paperkit.lm import TrainConfig, tiny_causal_lm, train_bpe_tokenizer, train_causal_lm  # torch: lazily
+    from paperkit.lm.models import available_device
+
+    device = str(available_device(device))
     corpus = review_corpus(config.n_reviews, seed=seed)
     prompts = [r.prompt for r in corpus]
     conts = [r.continuation for r in corpus]

