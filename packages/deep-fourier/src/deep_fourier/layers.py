@@ -118,7 +118,12 @@ class DFFConv2d(nn.Module):
     ) -> None:
         super().__init__()
         k = pre_activations(out_channels, width_mode, name="out_channels")
-        self.conv = nn.Conv2d(check_int(in_channels, "in_channels", low=1), k, kernel_size, padding=padding)
+        self.conv = nn.Conv2d(
+            check_int(in_channels, "in_channels", low=1),
+            k,
+            check_int(kernel_size, "kernel_size", low=1),
+            padding=check_int(padding, "padding", low=0),
+        )
         self.act = FourierActivation(omega, dim=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import torch
 from paperkit import check_choice, check_positive
+from paperkit.vision.common import as_device
 
+from deep_fourier.checks import check_tasks
 from deep_fourier.models import network
 from deep_fourier.streams import Task
 from deep_fourier.training import History, train_continual
@@ -62,6 +64,11 @@ def run_method(
     """
     info = METHODS[check_choice(name, "name", tuple(METHODS))]
     lam = check_positive(lam, "lam", strict=False)  # checked even where the method ignores it
+    tasks = check_tasks(tasks)
+    dev = as_device(device)
+    for t, task in enumerate(tasks):
+        if task.x_train.device.type != dev.type:
+            raise ValueError(f"device={str(device)!r} but tasks[{t}] is on {task.x_train.device}")
     in_dim = int(tasks[0].x_train.shape[1]) if tasks else 64
     model = network(info.activation, in_dim, widths, 10, width_mode=width_mode, seed=seed, device=device)
     return train_continual(

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from paperkit import check_array
+from paperkit import check_array, check_instance
 from torch import nn
 
+from deep_fourier.checks import check_inputs, check_module
 from deep_fourier.models import ACTIVATIONS
 
 __all__ = ["average_online_accuracy", "dead_unit_fraction", "effective_rank", "hidden_features"]
@@ -26,7 +27,9 @@ _EXPANSION: dict[type, int] = {
 
 def effective_rank(h: torch.Tensor) -> float:
     """Effective rank of an ``(n, d)`` matrix (0 for an all-zero matrix)."""
-    check_array(h, "h", ndim=2)
+    check_array(check_instance(h, "h", torch.Tensor), "h", ndim=2)
+    if 0 in h.shape:
+        raise ValueError(f"h must be non-empty, got shape {tuple(h.shape)}")
     s = torch.linalg.svdvals(h.detach().double())
     if float(s.sum()) == 0.0:
         return 0.0
@@ -38,6 +41,8 @@ def effective_rank(h: torch.Tensor) -> float:
 @torch.no_grad()
 def hidden_features(model: nn.Module, x: torch.Tensor) -> list[tuple[torch.Tensor, int]]:
     """``[(features (n, expansion * k), expansion)]``, one per activation module, in forward order."""
+    check_module(model)
+    check_inputs(x)
     found: list[tuple[torch.Tensor, int]] = []
     hooks = []
     for m in model.modules():
@@ -64,5 +69,7 @@ def dead_unit_fraction(model: nn.Module, x: torch.Tensor) -> float:
 
 def average_online_accuracy(batch_accuracy: np.ndarray) -> float:
     """Mean of per-step batch accuracies ``(steps,)`` (or ``(tasks, steps)``: mean over everything)."""
-    a = np.asarray(batch_accuracy, dtype=float)
+    a = np.asarray(check_array(batch_accuracy, "batch_accuracy", kind="fiub"), dtype=float)
+    if a.size and not bool(((a >= 0) & (a <= 1)).all()):
+        raise ValueError(f"batch_accuracy must lie in [0, 1], got min {a.min()}, max {a.max()}")
     return float(a.mean()) if a.size else float("nan")

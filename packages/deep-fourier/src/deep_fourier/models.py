@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
-from paperkit import check_choice, check_instance, check_seed
+from paperkit import check_choice, check_instance, check_int, check_seed
 from paperkit.vision import mlp
+from paperkit.vision.common import as_device
 from torch import nn
 
 from deep_fourier.layers import CReLU, FourierActivation, Sine, pre_activations
@@ -55,6 +56,8 @@ def network(
     Input ``(batch, in_dim)`` float32 (images are flattened); output ``(batch, out_dim)`` logits.
     """
     spec = ACTIVATIONS[check_choice(activation, "activation", tuple(ACTIVATIONS))]
+    check_instance(widths, "widths", (list, tuple))
+    widths = [check_int(w, f"widths[{i}]", low=1) for i, w in enumerate(widths)]
     if spec.expansion == 2:
         pre = [pre_activations(w, width_mode, name=f"widths[{i}]") for i, w in enumerate(widths)]
     else:
@@ -62,7 +65,7 @@ def network(
         pre = list(widths)
     return mlp(
         in_dim, pre, out_dim, activation=spec.factory, expansion=spec.expansion, seed=check_seed(seed),
-        device=device,
+        device=as_device(device),
     )  # fmt: skip
 
 
@@ -76,6 +79,9 @@ def convert_activations(
     Weights are freshly initialised from ``seed`` (PyTorch default init); the input model is not modified.
     """
     check_instance(model, "model", nn.Sequential)
+    width_mode = check_choice(width_mode, "width_mode", ("match_features", "match_units"))
+    if next(model.parameters(), None) is None:
+        raise ValueError("model has no parameters (expected Linear / ReLU / Flatten layers)")
     layers = list(model)
     out: list[nn.Module] = []
     prev: int | None = None

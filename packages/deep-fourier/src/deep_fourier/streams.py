@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from paperkit import check_choice, check_int, check_probability, check_seed
+from paperkit import check_choice, check_instance, check_int, check_probability, check_seed
 from paperkit.vision import ImageSplit
 
 __all__ = ["STREAMS", "Task", "make_stream"]
@@ -93,6 +93,7 @@ def make_stream(
     """
     scenario = check_choice(scenario, "scenario", STREAMS)
     T = check_int(n_tasks, "n_tasks", low=0)
+    check_instance(data, "data", ImageSplit)
     if data.x_train.ndim != 2:
         raise ValueError(f"data must be flattened (n, d) (load_digits(flatten=True)), got {data.shape}")
     rng = np.random.default_rng(check_seed(seed))

@@ -20,6 +20,7 @@ from paperkit import check_int, check_positive, check_seed, torch_threads
 from paperkit.vision import evaluate
 from torch import nn
 
+from deep_fourier.checks import check_module, check_tasks
 from deep_fourier.metrics import dead_unit_fraction, effective_rank, hidden_features
 from deep_fourier.optim import Adam
 from deep_fourier.regularizers import REGULARIZERS
@@ -61,6 +62,35 @@ def _diagnostics(model: nn.Module, probe: torch.Tensor) -> tuple[float, float]:
     return rank, dead_unit_fraction(model, probe)
 
 
+def _steps(
+    model: nn.Module,
+    opt: Adam,
+    xs: torch.Tensor,
+    ys: torch.Tensor,
+    params: Sequence[torch.Tensor],
+    anchor: Sequence[torch.Tensor] | None,
+    lam: float,
+) -> tuple[np.ndarray, float]:
+    """One Adam step per batch ``xs[s]`` (sequential by nature); returns per-step accuracy and mean loss."""
+    S, B = ys.shape
+    preds = torch.empty((S, B), dtype=torch.int64, device=xs.device)
+    losses = []
+    for s in range(S):
+        logits = model(xs[s])
+        loss = nn.functional.cross_entropy(logits, ys[s])
+        opt.zero_grad()
+        loss.backward()
+        if anchor is not None:  # + the gradient of lam ||theta - anchor||^2, without autograd
+            with torch.no_grad():
+                for p, p0 in zip(params, anchor, strict=True):
+                    p.grad.add_(p - p0, alpha=2 * lam)  # type: ignore[union-attr]
+        opt.step()
+        torch.argmax(logits.detach(), 1, out=preds[s])  # compared once per task, below
+        losses.append(loss.detach())
+    acc = (preds == ys).double().mean(1).cpu().numpy()
+    return acc, float(torch.stack(losses).mean())
+
+
 def train_continual(
     model: nn.Module,
     tasks: Sequence[Task],
@@ -79,6 +109,7 @@ def train_continual(
     ``reg``/``lam``: the regulariser of :mod:`deep_fourier.regularizers` (``l2_init`` pulls toward the
     parameters ``model`` has when this is called). Runs on one torch thread, on the model's device.
     """
+    tasks = check_tasks(tasks, model=check_module(model, need_params=True))
     S = check_int(steps_per_task, "steps_per_task", low=1)
     B = check_int(batch_size, "batch_size", low=1)
     lr = check_positive(lr, "lr")
@@ -86,6 +117,7 @@ def train_continual(
     if reg not in REGULARIZERS:
         raise ValueError(f"reg must be one of {REGULARIZERS}, got {reg!r}")
     seed = check_seed(seed)
+    probe_size = check_int(probe_size, "probe_size", low=1)
     n_chunks = min(check_int(n_chunks, "n_chunks", low=1), S)
     params = [p for p in model.parameters() if p.requires_grad]
     init = [p.detach().clone() for p in params]
@@ -107,24 +139,10 @@ def train_continual(
             gen = torch.Generator(device=x.device).manual_seed(seed * 100_003 + t)
             batches = torch.randint(0, len(x), (S, B), generator=gen, device=x.device)
             xs, ys = x[batches], y[batches]  # (S, B, d), (S, B): one gather per task
-            preds = torch.empty((S, B), dtype=torch.int64, device=x.device)
-            losses = []
-            for s in range(S):
-                logits = model(xs[s])
-                loss = nn.functional.cross_entropy(logits, ys[s])
-                opt.zero_grad()
-                loss.backward()
-                if anchor is not None:  # + the gradient of lam ||theta - anchor||^2, without autograd
-                    with torch.no_grad():
-                        for p, p0 in zip(params, anchor, strict=True):
-                            p.grad.add_(p - p0, alpha=2 * lam)  # type: ignore[union-attr]
-                opt.step()
-                torch.argmax(logits.detach(), 1, out=preds[s])  # compared once per task, below
-                losses.append(loss.detach())
-            acc = (preds == ys).double().mean(1).cpu().numpy()
+            acc, loss = _steps(model, opt, xs, ys, params, anchor, lam)
             curves.append([c.mean() for c in np.array_split(acc, n_chunks)])
             rec["on"].append(float(acc.mean()))
-            rec["loss"].append(float(torch.stack(losses).mean()))
+            rec["loss"].append(loss)
             rec["tr"].append(evaluate(model, x, y))
             has_test = task.x_test is not None and task.y_test is not None and len(task.y_test) > 0
             rec["te"].append(evaluate(model, task.x_test, task.y_test) if has_test else float("nan"))  # type: ignore[arg-type]

@@ -15,12 +15,14 @@ from torch import nn
 
 from paperkit.validation import (
     check_bool,
+    check_finite,
     check_instance,
     check_int,
     check_number,
     check_positive,
     check_seed,
 )
+from paperkit.vision.common import check_labels, check_model
 
 __all__ = ["pgd_linf"]
 
@@ -47,12 +49,9 @@ def pgd_linf(
         steps: number of signed-gradient steps; random_start: start uniformly inside the ball, drawn from
             ``torch.Generator(seed)``.
     """
-    x = check_instance(x, "x", torch.Tensor)
-    y = check_instance(y, "y", torch.Tensor)
-    if y.shape != x.shape[:1] or y.dtype != torch.int64:
-        raise ValueError(
-            f"y must be an int64 vector of len(x) = {len(x)} labels, got {tuple(y.shape)} {y.dtype}"
-        )
+    check_model(model)
+    x = check_finite(check_instance(x, "x", torch.Tensor), "x")
+    y = check_labels(y, len(x))
     eps = check_positive(eps, "eps", strict=False)
     steps = check_int(steps, "steps", low=0)
     alpha = 2.5 * eps / max(steps, 1) if alpha is None else check_positive(alpha, "alpha")

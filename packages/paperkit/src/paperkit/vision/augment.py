@@ -20,12 +20,22 @@ from collections.abc import Callable
 
 import torch
 
-from paperkit.validation import check_int, check_positive, check_probability
-from paperkit.vision.common import check_generator, check_images
+from paperkit.validation import check_instance, check_int, check_positive, check_probability
+from paperkit.vision.common import check_clip, check_generator, check_images
 
 __all__ = ["add_noise", "compose", "cutout", "random_crop", "random_flip", "random_shift", "translate"]
 
 Augment = Callable[[torch.Tensor, torch.Generator], torch.Tensor]
+
+
+def _check_shift(v: torch.Tensor, n: int, name: str, x: torch.Tensor) -> torch.Tensor:
+    """An integer ``(n,)`` shift vector on ``x``'s device."""
+    t = check_instance(v, name, torch.Tensor)
+    if t.shape != (n,) or t.dtype not in (torch.int64, torch.int32) or t.device != x.device:
+        raise ValueError(
+            f"{name} must be an int64 (batch,) = ({n},) tensor on {x.device}, got {tuple(t.shape)} {t.dtype}"
+        )
+    return t
 
 
 def translate(x: torch.Tensor, dy: torch.Tensor, dx: torch.Tensor) -> torch.Tensor:
@@ -33,6 +43,7 @@ def translate(x: torch.Tensor, dy: torch.Tensor, dx: torch.Tensor) -> torch.Tens
     ``x'[b, :, i, j] = x[b, :, i - dy, j - dx]`` (``dy``, ``dx``: ``(batch,)`` int64 on ``x``'s device)."""
     x = check_images(x)
     b, _, h, w = x.shape
+    dy, dx = _check_shift(dy, b, "dy", x), _check_shift(dx, b, "dx", x)
     m = int(max(dy.abs().max(), dx.abs().max())) if b else 0
     xp = torch.nn.functional.pad(x, (m, m, m, m))
     rows = torch.arange(h, device=x.device)[None, :] - dy[:, None] + m  # (b, h)
@@ -67,6 +78,7 @@ def add_noise(
 ) -> torch.Tensor:
     x, g = check_images(x), check_generator(generator, x)
     std = check_positive(std, "std", strict=False)
+    clip = check_clip(clip)
     out = x + std * torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype)
     return out if clip is None else out.clamp(*clip)
 

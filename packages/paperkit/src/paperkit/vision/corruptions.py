@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import torch
 
-from paperkit.validation import check_choice, check_int, check_number
-from paperkit.vision.common import check_generator, check_images
+from paperkit.validation import check_choice, check_instance, check_int, check_number
+from paperkit.vision.common import as_device, check_generator, check_images
 
 __all__ = [
     "CORRUPTIONS",
@@ -52,6 +52,8 @@ def gaussian_kernel(
 ) -> torch.Tensor:
     """The normalised 1-D kernel ``exp(-k^2 / 2 sigma^2)``, ``k = -r..r``, ``r = int(3 sigma + 0.5)``."""
     sigma = check_number(sigma, "sigma", low=0.0, low_open=True)
+    check_instance(dtype, "dtype", torch.dtype)
+    device = as_device(device)
     r = int(3.0 * sigma + 0.5)
     k = torch.arange(-r, r + 1, dtype=torch.float64)
     w = torch.exp(-(k**2) / (2 * sigma * sigma))

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from paperkit.validation import check_bool, check_choice, check_number, check_seed
+from paperkit.validation import check_array, check_bool, check_choice, check_number, check_seed
 from paperkit.vision.common import as_device
 
 __all__ = ["DIGIT_SIZES", "NORMALIZATIONS", "ImageSplit", "digits_arrays", "load_digits", "stratified_split"]
@@ -63,7 +63,9 @@ def stratified_split(labels: np.ndarray, fraction: float, seed: int) -> tuple[np
     Per class, in increasing label order, one ``numpy.random.default_rng(seed)`` permutes that class's indices
     and the first ``round(fraction * n_c)`` are held out (the algorithm disk-dp's split uses).
     """
-    labels = np.asarray(labels)
+    labels = np.asarray(check_array(labels, "labels", ndim=1, kind="iu"))
+    if labels.size == 0:
+        raise ValueError("labels must hold at least one label, got none")
     fraction = check_number(fraction, "fraction", low=0.0, high=1.0, low_open=True, high_open=True)
     rng = np.random.default_rng(check_seed(seed))
     kept, held = [], []
@@ -127,6 +129,9 @@ def load_digits(
     normalize = check_choice(normalize, "normalize", NORMALIZATIONS)
     validation, flatten = check_bool(validation, "validation"), check_bool(flatten, "flatten")
     seed = check_seed(seed)
+    test_fraction = check_number(
+        test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True
+    )
     dev = as_device(device)
     images, y = digits_arrays(size)
     x = images.reshape(len(y), -1).astype(np.float64)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from paperkit.validation import check_choice, check_int, check_seed
-from paperkit.vision.common import as_device
+from paperkit.validation import check_bool, check_choice, check_int, check_seed
+from paperkit.vision.common import as_device, check_model
 
 __all__ = ["ACTIVATIONS", "NORMS", "count_parameters", "mlp", "small_cnn"]
 
@@ -32,6 +32,13 @@ ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
 NORMS = ("none", "batch", "layer")
 
 Activation = str | Callable[[], nn.Module]
+
+
+def check_sizes(sizes: object, name: str) -> list[object]:
+    """A list, tuple or range of layer sizes (each then checked as an int)."""
+    if not isinstance(sizes, list | tuple | range):
+        raise TypeError(f"{name} must be a list or tuple of ints, got {type(sizes).__name__}")
+    return list(sizes)
 
 
 def _activation(activation: Activation, expansion: int) -> tuple[Callable[[], nn.Module], int]:
@@ -69,7 +76,7 @@ def mlp(
     """``Linear -> [norm] -> activation`` per hidden width, then a linear head; input ``(batch, in_dim)``
     (an image batch is flattened first). ``norm`` (``"batch"``/``"layer"``) acts on the pre-activation."""
     in_dim, out_dim = check_int(in_dim, "in_dim", low=1), check_int(out_dim, "out_dim", low=1)
-    widths = [check_int(w, f"widths[{i}]", low=1) for i, w in enumerate(widths)]
+    widths = [check_int(w, f"widths[{i}]", low=1) for i, w in enumerate(check_sizes(widths, "widths"))]
     norm = check_choice(norm, "norm", NORMS)
     factory, mult = _activation(activation, expansion)
 
@@ -107,7 +114,10 @@ def small_cnn(
     in_channels = check_int(in_channels, "in_channels", low=1)
     n_classes = check_int(n_classes, "n_classes", low=1)
     image_size = check_int(image_size, "image_size", low=1)
-    channels = [check_int(c, f"channels[{i}]", low=1) for i, c in enumerate(channels)]
+    channels = [
+        check_int(c, f"channels[{i}]", low=1) for i, c in enumerate(check_sizes(channels, "channels"))
+    ]
+    batch_norm = check_bool(batch_norm, "batch_norm")
     factory, mult = _activation(activation, expansion)
 
     def build() -> nn.Sequential:
@@ -130,4 +140,5 @@ def small_cnn(
 
 def count_parameters(model: nn.Module) -> int:
     """The number of trainable scalars."""
+    check_model(model)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

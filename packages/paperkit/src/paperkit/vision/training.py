@@ -18,12 +18,14 @@ from torch import nn
 from paperkit.runtime import torch_threads
 from paperkit.validation import (
     check_choice,
+    check_finite,
     check_instance,
     check_int,
     check_number,
     check_positive,
     check_seed,
 )
+from paperkit.vision.common import check_labels, check_model
 
 __all__ = ["OPTIMIZERS", "TrainLog", "accuracy", "evaluate", "make_optimizer", "predict", "train_epochs"]
 
@@ -50,7 +52,8 @@ def make_optimizer(
     momentum: float = 0.9,
 ) -> torch.optim.Optimizer:
     """``torch.optim.Adam`` or ``SGD`` (with ``momentum``) over the model's parameters."""
-    name = check_choice(name, "optimizer", OPTIMIZERS)
+    check_model(model)
+    name = check_choice(name, "optimizer name", OPTIMIZERS)
     lr = check_positive(lr, "lr")
     weight_decay = check_positive(weight_decay, "weight_decay", strict=False)
     if name == "adam":
@@ -60,13 +63,8 @@ def make_optimizer(
 
 
 def _check_xy(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    x = check_instance(x, "x", torch.Tensor)
-    y = check_instance(y, "y", torch.Tensor)
-    if y.ndim != 1 or y.dtype != torch.int64 or len(y) != len(x) or len(x) == 0:
-        raise ValueError(
-            f"y must be an int64 vector of len(x) = {len(x)} >= 1 labels, got {tuple(y.shape)} {y.dtype}"
-        )
-    return x, y
+    x = check_finite(check_instance(x, "x", torch.Tensor), "x")
+    return x, check_labels(y, len(x))
 
 
 def train_epochs(
@@ -88,17 +86,23 @@ def train_epochs(
     ``optimizer`` is a name (built with ``lr``/``weight_decay``) or an optimiser over the model's
     parameters, which carries its state over (continual learning calls this once per task).
     """
+    check_model(model)
     x, y = _check_xy(x, y)
+    if augment is not None and not callable(augment):
+        raise TypeError(
+            f"augment must be None or a callable (x, generator) -> x, got {type(augment).__name__}"
+        )
     epochs = check_int(epochs, "epochs", low=0)
     batch_size = check_int(batch_size, "batch_size", low=1)
+    threads, seed = check_int(threads, "threads", low=1), check_seed(seed)  # all checked before any work
     if isinstance(optimizer, str):
         opt = make_optimizer(model, optimizer, lr=lr, weight_decay=weight_decay)
     else:
         opt = check_instance(optimizer, "optimizer", torch.optim.Optimizer)
-    gen = torch.Generator(device=x.device).manual_seed(check_seed(seed))
+    gen = torch.Generator(device=x.device).manual_seed(seed)
     losses, accs, steps = [], [], 0
     was_training = model.training
-    with torch_threads(check_int(threads, "threads", low=1)):
+    with torch_threads(threads):
         model.train()
         for _ in range(epochs):
             order = torch.randperm(len(x), generator=gen, device=x.device)
@@ -124,6 +128,7 @@ def train_epochs(
 @torch.no_grad()
 def predict(model: nn.Module, x: torch.Tensor, *, batch_size: int = 1024) -> torch.Tensor:
     """Logits ``(n, classes)`` in ``eval()`` mode, in batches of ``batch_size``."""
+    check_model(model)
     x = check_instance(x, "x", torch.Tensor)
     batch_size = check_int(batch_size, "batch_size", low=1)
     was_training = model.training
@@ -135,11 +140,16 @@ def predict(model: nn.Module, x: torch.Tensor, *, batch_size: int = 1024) -> tor
 
 
 def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
-    """Fraction of rows whose argmax equals the label."""
+    """Fraction of rows whose argmax equals the label (``logits (n, classes)``, ``y (n,)`` int64)."""
+    logits = check_finite(check_instance(logits, "logits", torch.Tensor), "logits")
+    if logits.ndim != 2:
+        raise ValueError(f"logits must be (n, classes), got shape {tuple(logits.shape)}")
+    y = check_labels(y, len(logits))
     return float((logits.argmax(1) == y).float().mean())
 
 
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, batch_size: int = 1024) -> float:
     """Accuracy of ``model`` on ``(x, y)`` in ``eval()`` mode."""
+    check_model(model)
     x, y = _check_xy(x, y)
     return accuracy(predict(model, x, batch_size=batch_size), y)
