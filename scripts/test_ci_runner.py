@@ -99,7 +99,7 @@ def test_counts_and_table():
 
 
 def test_warm_bytecode_imports_the_package_and_refuses_an_unknown_one() -> None:
-    assert warm_bytecode.warm("json")[0] == "json"
+    assert warm_bytecode.warm("json", heavy=("email.mime", "no_such_heavy_x")) == ["json", "email.mime"]
     with pytest.raises(SystemExit, match="no module named 'no_such_module_x'"):
         warm_bytecode.warm("no_such_module_x")
     assert warm_bytecode.main([]) == 2

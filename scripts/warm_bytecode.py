@@ -19,15 +19,15 @@ import sys
 import time
 
 
-def warm(module: str) -> list[str]:
-    """Import ``module``, ``module.reproduce`` and whichever of ``HEAVY`` are installed; returns what
-    was imported."""
+def warm(module: str, heavy: tuple[str, ...] | None = None) -> list[str]:
+    """Import ``module``, ``module.reproduce`` and whichever of ``heavy`` (default ``HEAVY``) are
+    installed; returns what was imported."""
     names = [module]
     if importlib.util.find_spec(module) is None:
         raise SystemExit(f"warm_bytecode: no module named {module!r} in this environment")
     if importlib.util.find_spec(f"{module}.reproduce") is not None:
         names.append(f"{module}.reproduce")
-    names += [name for name in HEAVY if _installed(name)]
+    names += [name for name in (HEAVY if heavy is None else heavy) if _installed(name)]
     for name in names:
         importlib.import_module(name)
     return names
