@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 import torch
-from genre.model import soft_targets
+from genre.models import soft_targets
 from genre.pairs import pair_distribution
 from genre.reproduce import Config, consistency, report, run_records, toy_problem
 from genre.reproduce.claims import claims

@@ -25,7 +25,7 @@ from paperkit.lm import char_tokenizer, tiny_causal_lm
 from tpo.arith import ALPHABET, make_tree, split_problems
 from tpo.logprobs import encode_lists
 from tpo.reproduce.config import Config
-from tpo.trainer import DPOObjective, TPOObjective, preference_loss
+from tpo.training import DPOObjective, TPOObjective, preference_loss
 
 MAXLEN = 96
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         lof_inliers,
         validity,
     )
-    from genre.model import PairTransformer, bin_edges, soft_targets
+    from genre.models import PairTransformer, bin_edges, soft_targets
     from genre.pairs import PairDistribution, PairSampler, pair_distribution, pair_weights_dense
     from genre.recourse import GenRe
 
@@ -48,9 +48,9 @@ PUBLIC = {
     "immutable_violation": "metrics",
     "lof_inliers": "metrics",
     "validity": "metrics",
-    "PairTransformer": "model",
-    "bin_edges": "model",
-    "soft_targets": "model",
+    "PairTransformer": "models",
+    "bin_edges": "models",
+    "soft_targets": "models",
     "PairDistribution": "pairs",
     "PairSampler": "pairs",
     "pair_distribution": "pairs",

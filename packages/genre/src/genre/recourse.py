@@ -16,7 +16,7 @@ import torch
 from paperkit.validation import check_int, check_number
 
 from genre.classifiers import as_proba
-from genre.model import PairTransformer
+from genre.models import PairTransformer
 from genre.pairs import PairSampler
 
 __all__ = ["ENCODER_LABELS", "GenRe", "check_features"]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from lpca_metric_embed.recon import Mismatch, dense_mismatch, kdtree_mismatch, mismatch
     from lpca_metric_embed.search import SearchResult, find_eed, log_search, pca_init
     from lpca_metric_embed.theory import l2_to_lpca, lpca_to_l2
-    from lpca_metric_embed.train import MODELS, FitResult, fit
+    from lpca_metric_embed.training import MODELS, FitResult, fit
 
 #: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
 PUBLIC = {
@@ -60,9 +60,9 @@ PUBLIC = {
     "pca_init": "search",
     "l2_to_lpca": "theory",
     "lpca_to_l2": "theory",
-    "FitResult": "train",
-    "MODELS": "train",
-    "fit": "train",
+    "FitResult": "training",
+    "MODELS": "training",
+    "fit": "training",
 }
 
 __version__ = paperkit.package_version("iclr25-lpca-metric-embed")

@@ -2,7 +2,7 @@
 
 Why not ``torch.optim.Adam``: constructing any ``torch.optim`` optimiser imports ``torch._dynamo``, which
 took 12-18 s per process on the shared 2-core build machine (measured 2026-11-29), longer than our whole
-quick search. The update below is the same (tested against ``torch.optim.Adam`` in tests/test_train.py):
+quick search. The update below is the same (tested against ``torch.optim.Adam`` in tests/test_training.py):
 
     m ← β₁ m + (1 − β₁) g;  v ← β₂ v + (1 − β₂) g²
     p ← p − lr · (m / (1 − β₁ᵗ)) / (sqrt(v) / sqrt(1 − β₂ᵗ) + ε)

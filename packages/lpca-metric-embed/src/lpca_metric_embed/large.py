@@ -18,7 +18,7 @@ from lpca_metric_embed._adam import Adam, ReduceOnPlateau
 from lpca_metric_embed.graphs import Graph, to_graph
 from lpca_metric_embed.models import L2Embedding, to_numpy
 from lpca_metric_embed.recon import kdtree_mismatch
-from lpca_metric_embed.train import FitResult, initial_embedding, validate_common
+from lpca_metric_embed.training import FitResult, initial_embedding, validate_common
 
 
 def fit_active_set(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lpca_metric_embed.train import FitResult, fit, validate_common
+from lpca_metric_embed.training import FitResult, fit, validate_common
 
 FitAt = Callable[[int, "tuple[np.ndarray, np.ndarray] | None"], FitResult]
 

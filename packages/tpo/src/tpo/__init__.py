@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         weighted_rewards,
     )
     from tpo.metrics import kendall_tau, mean_kendall_tau
-    from tpo.trainer import (
+    from tpo.training import (
         DPOObjective,
         DPOPLObjective,
         TPOObjective,
@@ -60,12 +60,12 @@ PUBLIC = {
     "weighted_rewards": "losses",
     "kendall_tau": "metrics",
     "mean_kendall_tau": "metrics",
-    "DPOObjective": "trainer",
-    "DPOPLObjective": "trainer",
-    "TPOObjective": "trainer",
-    "implicit_rewards": "trainer",
-    "preference_loss": "trainer",
-    "train_preference": "trainer",
+    "DPOObjective": "training",
+    "DPOPLObjective": "training",
+    "TPOObjective": "training",
+    "implicit_rewards": "training",
+    "preference_loss": "training",
+    "train_preference": "training",
 }
 
 

@@ -27,7 +27,7 @@ from genre.baselines import NNR, ROAR, GrowingSpheres, Wachter
 from genre.classifiers import MLPClassifier, as_proba
 from genre.data import Dataset, load_breast_cancer_semisynthetic, load_moons
 from genre.metrics import evaluate_each, fit_lof
-from genre.model import soft_targets
+from genre.models import soft_targets
 from genre.pairs import pair_distribution
 from genre.recourse import GenRe
 from genre.reproduce.config import Config

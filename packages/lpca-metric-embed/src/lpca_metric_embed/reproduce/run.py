@@ -25,7 +25,7 @@ from lpca_metric_embed.graphs import Graph, block_cliques, from_edge_index, plan
 from lpca_metric_embed.recon import dense_mismatch, kdtree_mismatch
 from lpca_metric_embed.reproduce.config import GRAPHS, PLANTED_D, Config, Recipe
 from lpca_metric_embed.search import find_eed
-from lpca_metric_embed.train import fit
+from lpca_metric_embed.training import fit
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from paperkit.scales import Scales, ScaleTable
 
 from tpo.arith import ArithSpec
-from tpo.trainer import DPOObjective, DPOPLObjective, TPOObjective
+from tpo.training import DPOObjective, DPOPLObjective, TPOObjective
 
 #: method name -> (label, objective factory of beta; None: SFT on the best trajectory)
 METHODS: dict[str, tuple[str, Any]] = {

@@ -44,7 +44,7 @@ from tpo.data import PreferenceList
 from tpo.logprobs import ListBatch, encode_lists
 from tpo.metrics import kendall_tau
 from tpo.reproduce.config import METHODS, TUNED, Config
-from tpo.trainer import DPOObjective, TPOObjective, implicit_rewards, preference_loss, train_preference
+from tpo.training import DPOObjective, TPOObjective, implicit_rewards, preference_loss, train_preference
 
 
 @dataclass(frozen=True)

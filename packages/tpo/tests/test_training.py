@@ -23,7 +23,7 @@ from tpo.logprobs import encode_lists, policy_logprobs, response_step_ids, token
 from tpo.losses import adaptive_step_weights, best_index
 from tpo.metrics import mean_kendall_tau
 from tpo.reproduce.config import Config
-from tpo.trainer import (
+from tpo.training import (
     DPOObjective,
     DPOPLObjective,
     TPOObjective,

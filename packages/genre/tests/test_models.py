@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from genre.model import PairTransformer, bin_edges, soft_targets
+from genre.models import PairTransformer, bin_edges, soft_targets
 
 
 def small(d: int, device: str, dropout: float = 0.0) -> PairTransformer:

@@ -29,7 +29,7 @@ from lpca_metric_embed import (
 )
 from lpca_metric_embed._adam import Adam
 from lpca_metric_embed.losses import dense_loss
-from lpca_metric_embed.train import FitResult
+from lpca_metric_embed.training import FitResult
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
