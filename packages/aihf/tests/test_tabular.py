@@ -280,7 +280,6 @@ def test_soft_vi_with_huge_rewards_keeps_rows_normalised_or_refuses():
         ({"beta": 0.0}, "beta must be a finite number > 0"),
         ({"beta": float("nan")}, "beta must be a finite number > 0"),
         ({"horizon": 0}, "horizon must be an integer >= 1"),
-        ({"horizon": 2.5}, "horizon must be an integer >= 1"),
         ({"P": np.full((3, 4, 3), 0.5)}, "each P"),
         ({"P": np.zeros((3, 4))}, r"P must have shape \(S, A, S\)"),
         ({"log_ref": np.zeros((3, 3))}, "log_ref must have shape"),
@@ -291,6 +290,12 @@ def test_soft_vi_refuses_bad_input_naming_the_argument(kwargs, match):
     args = {"P": np.full((3, 4, 3), 1.0 / 3), "r": np.zeros(3), "beta": 0.1, "horizon": 5} | kwargs
     with pytest.raises(ValueError, match=match):
         soft_value_iteration(**args)
+
+
+def test_soft_vi_refuses_a_non_integer_horizon_as_a_type_error():
+    P = np.full((3, 4, 3), 1.0 / 3)
+    with pytest.raises(TypeError, match=r"horizon must be an integer >= 1, got 2.5 \(float\)"):
+        soft_value_iteration(P, np.zeros(3), beta=0.1, horizon=2.5)
 
 
 def test_occupancy_and_hard_vi_refuse_bad_input():
