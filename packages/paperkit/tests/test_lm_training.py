@@ -55,7 +55,9 @@ def test_schedule_without_warmup_starts_at_the_peak() -> None:
     assert opt.param_groups[0]["lr"] == pytest.approx(3e-4)
 
 
-@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+# The Llama run is slow (issue 17's 30 CPU-s budget): its architecture is covered by default through the
+# greedy-decoding and model tests; memorisation runs on GPT-2 by default and on both with --run-slow.
+@pytest.mark.parametrize("arch", ["gpt2", pytest.param("llama", marks=pytest.mark.slow)])
 def test_sft_memorises_a_tiny_task(arch: str, tok, device: str) -> None:
     model = tiny_causal_lm(tok, arch=arch, d_model=32, max_positions=32, seed=0, device=device)
     before = generate(model, tok, PROMPTS, max_new_tokens=6, device=device)

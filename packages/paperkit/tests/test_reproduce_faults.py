@@ -248,7 +248,10 @@ def test_ctrl_c_during_the_final_renames_is_held_back_until_the_set_is_complete(
 
 
 _SLOW_CHILD = """
-import sys, time
+import signal, sys, time
+# A shell starts background jobs with SIGINT ignored, and Python then installs no handler of its own; a
+# terminal's foreground process has Python's default one, which is what a user's Ctrl-C meets.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from dataclasses import dataclass
 from pathlib import Path
 import paperkit.cli
