@@ -14,6 +14,7 @@ output is ``(n,)`` for input ``(n, d)`` when ``out_dim == 1`` (binary labels) an
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 from paperkit import check_choice, check_int, check_number
@@ -31,6 +32,23 @@ def _normal_factory(gen: torch.Generator, device: str | torch.device, dtype: tor
         return nn.Parameter(torch.randn(*shape, generator=gen, device=device, dtype=dtype))
 
     return normal
+
+
+def _common(
+    bias: float,
+    activation: str,
+    out_dim: int,
+    generator: torch.Generator | None,
+    device: str | torch.device,
+    dtype: torch.dtype,
+) -> tuple[float, str, int, Callable[..., nn.Parameter]]:
+    """The arguments FCN and ResNet share, checked, and the parameter factory drawing from ``generator``
+    (a fresh seed-0 one on ``device`` when None)."""
+    beta = check_number(bias, "bias", low=0.0)
+    act = check_choice(activation, "activation", ACTIVATIONS)
+    out = check_int(out_dim, "out_dim", low=1)
+    gen = generator if generator is not None else torch.Generator(device=device).manual_seed(0)
+    return beta, act, out, _normal_factory(gen, device, dtype)
 
 
 class FCN(nn.Module):
@@ -59,14 +77,11 @@ class FCN(nn.Module):
         dtype: torch.dtype = torch.float64,
     ) -> None:
         super().__init__()
-        d_in = check_int(d_in, "d_in", low=1)
-        self.width = check_int(width, "width", low=1)
+        d_in, self.width = check_int(d_in, "d_in", low=1), check_int(width, "width", low=1)
         self.depth = check_int(depth, "depth", low=1)
-        self.beta = check_number(bias, "bias", low=0.0)
-        self.activation = check_choice(activation, "activation", ACTIVATIONS)
-        self.out_dim = check_int(out_dim, "out_dim", low=1)
-        gen = generator if generator is not None else torch.Generator(device=device).manual_seed(0)
-        normal = _normal_factory(gen, device, dtype)
+        self.beta, self.activation, self.out_dim, normal = _common(
+            bias, activation, out_dim, generator, device, dtype
+        )
         dims = [d_in] + [self.width] * self.depth
         self.weights = nn.ParameterList([normal(dims[i + 1], dims[i]) for i in range(self.depth)])
         self.readout = normal(self.out_dim, self.width)
@@ -112,15 +127,12 @@ class ResNet(nn.Module):
         dtype: torch.dtype = torch.float64,
     ) -> None:
         super().__init__()
-        d_in = check_int(d_in, "d_in", low=1)
-        self.width = check_int(width, "width", low=1)
+        d_in, self.width = check_int(d_in, "d_in", low=1), check_int(width, "width", low=1)
         self.n_blocks = check_int(n_blocks, "n_blocks", low=1)
         self.alpha = check_number(alpha, "alpha", low=0.0)
-        self.beta = check_number(bias, "bias", low=0.0)
-        self.activation = check_choice(activation, "activation", ACTIVATIONS)
-        self.out_dim = check_int(out_dim, "out_dim", low=1)
-        gen = generator if generator is not None else torch.Generator(device=device).manual_seed(0)
-        normal = _normal_factory(gen, device, dtype)
+        self.beta, self.activation, self.out_dim, normal = _common(
+            bias, activation, out_dim, generator, device, dtype
+        )
         m, B = self.width, self.n_blocks
         self.input_weight = normal(m, d_in)
         self.inner = nn.ParameterList([normal(m, m) for _ in range(B)])  # W^(l)
