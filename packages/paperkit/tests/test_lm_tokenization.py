@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from paperkit.lm import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer
+from paperkit.lm import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer, word_tokenizer
 
 CORPUS = [
     "the cat sat on the mat.",
@@ -87,3 +87,83 @@ def test_bpe_rejects_bad_input() -> None:
         train_bpe_tokenizer(["", ""], 50)
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         train_bpe_tokenizer(["abc"], 50, seed=-1)
+
+
+# ---------------------------------------------------------------- word-level
+
+
+WORDS = ["you", "play", "action1", "action2", "points", ":", "(", ")", ",", "0", "1", "2", "3", "4", "_x9"]
+
+
+def _brute_word_ids(vocab_tokens: list[str], text: str) -> list[int]:
+    """The oracle: cut with the documented rule written out by hand, look every piece up."""
+    ids = {t: i for i, t in enumerate(vocab_tokens)}
+    pieces, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c.isalpha() or c == "_":
+            j = i + 1
+            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            pieces.append(text[i:j])
+            i = j
+        else:
+            pieces.append(c)
+            i += 1
+    return [ids.get(p, 3) for p in pieces]
+
+
+def test_word_tokenizer_ids_round_trip_and_match_a_hand_cut() -> None:
+    tok = word_tokenizer(WORDS)
+    tokens = tok.convert_ids_to_tokens(list(range(len(tok))))
+    assert tokens == [*SPECIAL_TOKENS, *sorted({*WORDS, " ", "\n"})]
+    assert (tok.pad_token_id, tok.bos_token_id, tok.eos_token_id, tok.unk_token_id) == (0, 1, 2, 3)
+    for text in ["you play action1", "points: (3, 0)\nyou play action2", "  action2,action1 ", "_x9 42"]:
+        ids = tok(text)["input_ids"]
+        assert ids == _brute_word_ids(tokens, text)
+        assert tok.decode(ids) == text
+    assert tok("action1")["input_ids"] == [tokens.index("action1")]  # one token, not a char split
+    assert tok("you dance")["input_ids"] == [tokens.index("you"), tokens.index(" "), 3]  # unknown word
+    assert tok("action3")["input_ids"] == [3]  # an unknown word is one <unk>, not seven
+
+
+def test_word_tokenizer_rejects_bad_vocabularies() -> None:
+    with pytest.raises(TypeError, match="not a single str"):
+        word_tokenizer("you play")
+    with pytest.raises(TypeError, match="item 1 is int"):
+        word_tokenizer(["you", 3])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"item 1 \('42'\) is not one piece"):
+        word_tokenizer(["you", "42"])
+    with pytest.raises(ValueError, match="not one piece"):
+        word_tokenizer(["two words"])
+    with pytest.raises(ValueError, match="vocabulary is empty"):
+        word_tokenizer([], whitespace="")
+    with pytest.raises(ValueError, match="whitespace must be"):
+        word_tokenizer(["a"], whitespace="x")
+
+
+# ---------------------------------------------------------------- full-byte BPE
+
+
+def test_full_byte_bpe_knows_every_byte_and_round_trips_unseen_text() -> None:
+    tok = train_bpe_tokenizer(CORPUS, 300, full_bytes=True)
+    assert len(tok) <= 300
+    vocab = tok.get_vocab()
+    from tokenizers import pre_tokenizers
+
+    assert set(pre_tokenizers.ByteLevel.alphabet()) <= set(vocab)  # all 256 byte symbols
+    unseen = "~ \x00\x7f 漢字 🙂 Ω" + "".join(map(chr, range(32, 127)))
+    ids = tok(unseen)["input_ids"]
+    assert tok.unk_token_id not in ids
+    assert tok.decode(ids) == unseen
+    for text in set(CORPUS):  # seen text still compresses
+        assert tok.decode(tok(text)["input_ids"]) == text
+    assert len(tok("the cat sat on the mat.")["input_ids"]) < len(b"the cat sat on the mat.") / 2
+
+
+def test_full_byte_bpe_vocab_bounds() -> None:
+    assert len(train_bpe_tokenizer(["ab"], 260, full_bytes=True)) == 260
+    with pytest.raises(ValueError, match="needs at least 260 tokens"):
+        train_bpe_tokenizer(CORPUS, 259, full_bytes=True)
+    with pytest.raises(TypeError, match="full_bytes must be a bool"):
+        train_bpe_tokenizer(CORPUS, 300, full_bytes=1)  # type: ignore[arg-type]

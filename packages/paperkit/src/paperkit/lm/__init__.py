@@ -6,8 +6,8 @@ No weights are downloaded: tokenizers are built from an alphabet or trained on y
 initialised from a config with an explicit seed, fine-tuned in a few hundred steps, and served over an
 OpenAI-compatible API when a method talks to "an LLM endpoint".
 
-- Tokenizers: :func:`char_tokenizer`, :func:`train_bpe_tokenizer`
-  (specials ``<pad>`` ``<bos>`` ``<eos>`` ``<unk>``).
+- Tokenizers: :func:`char_tokenizer`, :func:`word_tokenizer`, :func:`train_bpe_tokenizer`
+  (``full_bytes=True``: all 256 bytes; specials ``<pad>`` ``<bos>`` ``<eos>`` ``<unk>``).
 - Models: :func:`tiny_causal_lm` (GPT-2 or Llama), :func:`save_model`, :func:`load_model`.
 - Scoring: :func:`encode_prompt_response`, :func:`sequence_logprobs`
   (the log-probabilities DPO-style losses use).
@@ -34,7 +34,12 @@ if TYPE_CHECKING:
     from paperkit.lm.models import load_model, save_model, tiny_causal_lm
     from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
     from paperkit.lm.server import LMServer, serve
-    from paperkit.lm.tokenization import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer
+    from paperkit.lm.tokenization import (
+        SPECIAL_TOKENS,
+        char_tokenizer,
+        train_bpe_tokenizer,
+        word_tokenizer,
+    )
     from paperkit.lm.training import (
         TrainConfig,
         index_batches,
@@ -61,6 +66,7 @@ _WHERE = {
     "SPECIAL_TOKENS": "tokenization",
     "char_tokenizer": "tokenization",
     "train_bpe_tokenizer": "tokenization",
+    "word_tokenizer": "tokenization",
     "TrainConfig": "training",
     "index_batches": "training",
     "lr_factor": "training",
@@ -91,6 +97,7 @@ __all__ = [
     "tiny_causal_lm",
     "train_bpe_tokenizer",
     "train_causal_lm",
+    "word_tokenizer",
 ]
 assert set(__all__) == set(_WHERE)
 

@@ -1,11 +1,12 @@
-"""Tokenizers built locally: one token per character, or a byte-level BPE trained on your texts.
+"""Tokenizers built locally: one token per character, one per word of a vocabulary, or a byte-level BPE.
 
-Both return a ``transformers.PreTrainedTokenizerFast`` with the same four special tokens, in this order
+All return a ``transformers.PreTrainedTokenizerFast`` with the same four special tokens, in this order
 and with these ids: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3. ``padding_side`` is
 ``"right"``, and encoding adds no special tokens by itself (``tokenizer(text)`` gives the text's tokens
 only): :func:`paperkit.lm.encode_prompt_response` and :func:`paperkit.lm.generate` add ``<bos>``/``<eos>``
 explicitly. ``decode`` does no clean-up of spaces, so ``decode(encode(text)) == text`` for any text whose
-characters the tokenizer knows; a character it does not know becomes ``<unk>``.
+characters (words, bytes) the tokenizer knows; an unknown character (word) becomes ``<unk>``. A BPE
+trained with ``full_bytes=True`` knows every byte, so it round-trips any text.
 
 As everywhere in Hugging Face tokenizers, the literal strings ``<pad>``, ``<bos>``, ``<eos>`` and ``<unk>``
 inside a text are read as the special tokens.
@@ -13,14 +14,20 @@ inside a text are read as the special tokens.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
+
+#: How :func:`word_tokenizer` cuts text into pieces: a word (a letter or ``_`` followed by letters, digits
+#: or ``_``, so ``action1`` is one piece), a single digit, a single whitespace character, or a single other
+#: character (punctuation, symbols). Every character of a text falls in exactly one piece.
+WORD_PIECE = r"[^\W\d]\w*|\d|\s|[^\w\s]"
 
 
 def _wrap(backend: Tokenizer) -> PreTrainedTokenizerFast:
@@ -67,19 +74,68 @@ def char_tokenizer(alphabet: str | Iterable[str]) -> PreTrainedTokenizerFast:
     return _wrap(backend)
 
 
-def train_bpe_tokenizer(texts: Iterable[str], vocab_size: int, *, seed: int = 0) -> PreTrainedTokenizerFast:
+def word_tokenizer(vocabulary: Iterable[str], *, whitespace: str = " \n") -> PreTrainedTokenizerFast:
+    """A word-level tokenizer: one token per piece of ``vocabulary`` (plus the four special tokens).
+
+    Text is cut into pieces by :data:`WORD_PIECE` (words, single digits, single whitespace characters,
+    single other characters); each piece is one token, or ``<unk>`` when it is not in the vocabulary.
+    ``decode`` joins the tokens with nothing between them, so ``decode(encode(text)) == text`` for any
+    text whose pieces are all in the vocabulary.
+
+    Args:
+        vocabulary: the pieces (an iterable of strings, duplicates allowed); each must be exactly one
+            piece, e.g. ``"payoff"``, ``"action3"``, ``"7"``, ``":"`` (not ``"42"``, which is two digits, nor
+            ``"two words"``). Ids: the specials 0-3, then the distinct pieces in sorted (code-point) order.
+        whitespace: characters added to the vocabulary as tokens of their own (default space and new
+            line), so text can be written with them.
+
+    Returns:
+        ``PreTrainedTokenizerFast`` of ``4 + n_pieces`` tokens.
+    """
+    if isinstance(vocabulary, str):
+        raise TypeError("vocabulary must be an iterable of strings (words), not a single str")
+    if not isinstance(whitespace, str) or any(not c.isspace() for c in whitespace):
+        raise ValueError(f"whitespace must be a string of whitespace characters, got {whitespace!r}")
+    pieces = set(whitespace)
+    piece = re.compile(WORD_PIECE)
+    for i, word in enumerate(vocabulary):
+        if not isinstance(word, str):
+            raise TypeError(f"vocabulary must hold strings; item {i} is {type(word).__name__}")
+        if word in SPECIAL_TOKENS:
+            continue
+        if piece.fullmatch(word) is None:
+            raise ValueError(
+                f"vocabulary item {i} ({word!r}) is not one piece (a word, a digit, a whitespace or another "
+                "single character), so no text could ever produce it"
+            )
+        pieces.add(word)
+    if not pieces:
+        raise ValueError("vocabulary is empty: give at least one word")
+    vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *sorted(pieces)])}
+    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=UNK))
+    backend.pre_tokenizer = pre_tokenizers.Split(Regex(WORD_PIECE), behavior="isolated")
+    backend.decoder = decoders.Fuse()
+    return _wrap(backend)
+
+
+def train_bpe_tokenizer(
+    texts: Iterable[str], vocab_size: int, *, seed: int = 0, full_bytes: bool = False
+) -> PreTrainedTokenizerFast:
     """Train a byte-level BPE tokenizer (GPT-2's scheme) on ``texts`` with the ``tokenizers`` library.
 
     Texts are split GPT-2 style (words with their leading space, digits, punctuation) and mapped to bytes;
-    the base alphabet is the set of bytes that occur in ``texts`` (not all 256, so tiny vocabularies work),
-    and merges are learned until the vocabulary has ``vocab_size`` tokens or no pair occurs twice. Text
-    whose bytes all occur in ``texts`` round-trips exactly; other bytes become ``<unk>``.
+    the base alphabet is the set of bytes that occur in ``texts`` (``full_bytes=False``: not all 256, so
+    tiny vocabularies work) or all 256 bytes (``full_bytes=True``, GPT-2's alphabet), and merges are learned
+    until the vocabulary has ``vocab_size`` tokens or no pair occurs twice. Text whose bytes are all in the
+    alphabet round-trips exactly; other bytes become ``<unk>`` (never, with ``full_bytes=True``).
 
     Args:
         texts: the training corpus (at least one non-empty string).
-        vocab_size: the largest vocabulary, specials included; at least 4 + the number of distinct bytes.
+        vocab_size: the largest vocabulary, specials included; at least 4 + the number of distinct bytes
+            (4 + 256 with ``full_bytes``).
         seed: accepted for a uniform API; the ``tokenizers`` BPE trainer is deterministic (ties between
             equally frequent pairs are broken by the pair's content), so the seed changes nothing.
+        full_bytes: every one of the 256 bytes gets a token, so unseen bytes never map to ``<unk>``.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -91,20 +147,27 @@ def train_bpe_tokenizer(texts: Iterable[str], vocab_size: int, *, seed: int = 0)
     for i, t in enumerate(corpus):
         if not isinstance(t, str):
             raise TypeError(f"texts must be strings; item {i} is {type(t).__name__}")
+    if not isinstance(full_bytes, bool):
+        raise TypeError(f"full_bytes must be a bool, got {type(full_bytes).__name__}")
     n_bytes = len({b for t in corpus for b in t.encode("utf-8")})
     if n_bytes == 0:
         raise ValueError("texts are empty: give at least one non-empty string")
-    minimum = len(SPECIAL_TOKENS) + n_bytes
+    alphabet = pre_tokenizers.ByteLevel.alphabet() if full_bytes else []
+    minimum = len(SPECIAL_TOKENS) + (len(alphabet) if full_bytes else n_bytes)
     if vocab_size < minimum:
+        used = "full_bytes=True puts all 256 bytes" if full_bytes else f"the texts put {n_bytes} bytes"
         raise ValueError(
-            f"vocab_size={vocab_size} is too small: the texts use {n_bytes} distinct bytes, so the "
+            f"vocab_size={vocab_size} is too small: {used} in the alphabet, so the "
             f"vocabulary needs at least {minimum} tokens (4 specials + the byte alphabet)"
         )
     backend = Tokenizer(models.BPE(unk_token=UNK))
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     backend.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False, initial_alphabet=[]
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS),
+        show_progress=False,
+        initial_alphabet=alphabet,
     )
     backend.train_from_iterator(corpus, trainer=trainer)
     return _wrap(backend)
