@@ -35,6 +35,10 @@ from typing import Literal
 
 import torch
 import torch.nn.functional as F
+
+# DPO and its list form live in paperkit.lm (shared with other papers); re-exported here unchanged.
+from paperkit.lm.preference import dpo_loss as dpo_loss
+from paperkit.lm.preference import dpo_pl_loss as dpo_pl_loss
 from torch import Tensor
 
 Label = Literal["rank", "minmax"]
@@ -309,40 +313,6 @@ def tpo_loss(
     loss = plr_loss(rewards, scores, m, use_lambda=use_lambda, label=label, normalize=normalize)
     extras["rewards"] = rewards.detach()
     return loss, extras
-
-
-def dpo_loss(logratio_chosen: Tensor, logratio_rejected: Tensor, beta: float) -> Tensor:
-    """DPO: mean of −log σ(β (log-ratio_w − log-ratio_l)) over (P,) pairs of sequence log-ratios."""
-    if beta <= 0 or not math.isfinite(beta):
-        raise ValueError(f"beta must be a positive finite number, got {beta}")
-    if logratio_chosen.shape != logratio_rejected.shape:
-        raise ValueError(
-            f"chosen {tuple(logratio_chosen.shape)} and rejected {tuple(logratio_rejected.shape)} differ"
-        )
-    if logratio_chosen.numel() == 0:
-        raise ValueError("dpo_loss needs at least one pair, got none")
-    return -F.logsigmoid(beta * (logratio_chosen - logratio_rejected)).mean()
-
-
-def dpo_pl_loss(rewards: Tensor, scores: Tensor, mask: Tensor | None = None) -> Tensor:
-    """Plackett–Luce listwise DPO (Rafailov et al. 2023, App. A): −Σ_k log softmax over the members not yet
-    placed, in score order (ties broken by index), averaged over the N − 1 choices and over lists."""
-    m = _mask_like(scores, mask)
-    _check_scores(scores, m)
-    s = torch.where(m, scores, -torch.inf)
-    order = torch.sort(s, dim=-1, descending=True, stable=True).indices
-    r = torch.gather(torch.where(m, rewards, -torch.inf), -1, order)
-    # log Σ_{j >= k} exp(r_j): reverse cumulative logsumexp
-    tail = torch.logcumsumexp(r.flip(-1), dim=-1).flip(-1)
-    n_valid = m.sum(-1)
-    pos = torch.arange(r.shape[-1], device=r.device)[None, :]
-    take = pos < (n_valid[:, None] - 1)  # the last placed member is a certain choice
-    terms = torch.where(take, tail - r, 0.0)
-    has = n_valid > 1
-    if not bool(has.any()):
-        raise ValueError("dpo_pl_loss needs a list with at least two members")
-    per_list = terms.sum(-1) / (n_valid - 1).clamp(min=1)
-    return per_list[has].mean()
 
 
 def sample_pairs(

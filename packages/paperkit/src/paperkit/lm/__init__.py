@@ -11,6 +11,8 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
 - Models: :func:`tiny_causal_lm` (GPT-2 or Llama), :func:`save_model`, :func:`load_model`.
 - Scoring: :func:`encode_prompt_response`, :func:`sequence_logprobs`
   (the log-probabilities DPO-style losses use).
+- Preference losses (pure torch): :func:`dpo_loss` (margin, label smoothing), :func:`ipo_loss`,
+  :func:`orpo_loss`, :func:`simpo_loss`, :func:`dpo_pl_loss`.
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
   :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, stop strings), :func:`generate_completions`.
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
     from paperkit.lm.generation import Completion, generate, generate_completions
     from paperkit.lm.models import load_model, save_model, tiny_causal_lm
+    from paperkit.lm.preference import dpo_loss, dpo_pl_loss, ipo_loss, orpo_loss, simpo_loss
     from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
     from paperkit.lm.server import LMServer, serve
     from paperkit.lm.tokenization import (
@@ -59,6 +62,11 @@ _WHERE = {
     "load_model": "models",
     "save_model": "models",
     "tiny_causal_lm": "models",
+    "dpo_loss": "preference",
+    "dpo_pl_loss": "preference",
+    "ipo_loss": "preference",
+    "orpo_loss": "preference",
+    "simpo_loss": "preference",
     "encode_prompt_response": "scoring",
     "sequence_logprobs": "scoring",
     "LMServer": "server",
@@ -84,16 +92,21 @@ __all__ = [
     "OpenAIChatModel",
     "TrainConfig",
     "char_tokenizer",
+    "dpo_loss",
+    "dpo_pl_loss",
     "encode_prompt_response",
     "generate",
     "generate_completions",
     "index_batches",
+    "ipo_loss",
     "load_model",
     "lr_factor",
     "optimizer_and_schedule",
+    "orpo_loss",
     "save_model",
     "sequence_logprobs",
     "serve",
+    "simpo_loss",
     "tiny_causal_lm",
     "train_bpe_tokenizer",
     "train_causal_lm",
