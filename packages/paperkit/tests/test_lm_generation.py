@@ -128,3 +128,70 @@ def test_generate_rejects_bad_input(tok) -> None:
     with pytest.raises(ValueError, match="the model is on cpu"):
         generate(model, tok, ["a"], max_new_tokens=1, device="meta")
     assert generate(model, tok, [], max_new_tokens=3) == []
+
+
+# ---------------------------------------------------------------- top-k / top-p
+
+
+def _brute_support(probs: list[float], top_k: int | None, top_p: float | None) -> set[int]:
+    """The kept tokens, by the definition: the k most probable, then the shortest most-probable prefix
+    whose mass reaches p (renormalised over what top-k kept)."""
+    order = sorted(range(len(probs)), key=lambda i: -probs[i])
+    kept = order[:top_k] if top_k else order
+    if top_p is None:
+        return set(kept)
+    total = sum(probs[i] for i in kept)
+    out, mass = [], 0.0
+    for i in kept:
+        out.append(i)
+        mass += probs[i] / total
+        if mass >= top_p:
+            break
+    return set(out)
+
+
+def test_filter_logits_keeps_exactly_the_brute_force_set(torch_gen) -> None:
+    from paperkit.lm.generation import filter_logits
+
+    logits = torch.randn(40, 9, generator=torch_gen, dtype=torch.float64).cpu() * 2
+    for top_k, top_p in [(3, None), (None, 0.5), (5, 0.7), (1, None), (None, 0.05), (0, 1.0), (9, None)]:
+        kept = torch.isfinite(filter_logits(logits, top_k, top_p))
+        for row in range(40):
+            probs = torch.softmax(logits[row], -1).tolist()
+            assert set(torch.nonzero(kept[row]).flatten().tolist()) == _brute_support(probs, top_k, top_p)
+
+
+def test_sampled_support_equals_the_top_k_and_nucleus_sets(tok, device: str) -> None:
+    model = tiny_causal_lm(tok, d_model=32, max_positions=16, seed=0, device=device)
+    with torch.no_grad():
+        ids = torch.tensor([[tok.bos_token_id, *tok("ab")["input_ids"]]], device=device)
+        probs = torch.softmax(model(ids).logits[0, -1].double(), -1).cpu().tolist()
+    cum = sorted(probs, reverse=True)
+    cum = [sum(cum[: i + 1]) for i in range(len(cum))]
+    top_p = (cum[5] + cum[6]) / 2  # halfway between two prefix masses: a 7-token nucleus, far from a tie
+    n = 600
+    for top_k, p in [(4, None), (None, top_p)]:
+        done = generate_completions(
+            model,
+            tok,
+            ["ab"] * n,
+            max_new_tokens=1,
+            temperature=1.0,
+            seed=1,
+            batch_size=n,
+            top_k=top_k,
+            top_p=p,
+        )
+        seen = {c.token_ids[0] for c in done}
+        assert seen == _brute_support(probs, top_k, p)
+        assert len(seen) == (4 if top_k else 7)
+
+
+def test_top_k_and_top_p_are_validated(tok) -> None:
+    model = tiny_causal_lm(tok, d_model=32, max_positions=16)
+    with pytest.raises(ValueError, match="top_k must be None or an int >= 0"):
+        generate(model, tok, ["a"], max_new_tokens=1, temperature=1.0, top_k=-1)
+    with pytest.raises(ValueError, match=r"top_p must be None or a number in \(0, 1\]"):
+        generate(model, tok, ["a"], max_new_tokens=1, temperature=1.0, top_p=0.0)
+    with pytest.raises(ValueError, match="top_p must be"):
+        generate_completions(model, tok, ["a"], max_new_tokens=1, top_p=1.5)

@@ -13,9 +13,14 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
   (the log-probabilities DPO-style losses use).
 - Preference losses (pure torch): :func:`dpo_loss` (margin, label smoothing), :func:`ipo_loss`,
   :func:`orpo_loss`, :func:`simpo_loss`, :func:`dpo_pl_loss`.
+- RL (:mod:`paperkit.lm.rl`): :func:`sample_k` (K completions a prompt with their log-probs, a
+  :class:`Rollout`), :func:`rloo_advantages`, :func:`sequence_kl`, :func:`rloo_loss`, and PPO with a value
+  head: :class:`ValueHeadLM`, :class:`PPOConfig`, :func:`ppo_step` (:func:`token_rewards`, :func:`gae`,
+  :func:`ppo_policy_loss`, :func:`ppo_value_loss`, :func:`adaptive_kl_coef`).
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
   :func:`train_causal_lm` (SFT).
-- Generation: :func:`generate` (greedy or seeded sampling, stop strings), :func:`generate_completions`.
+- Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
+  :func:`generate_completions`, :func:`filter_logits`.
 - Chat: the :class:`ChatModel` protocol, :class:`HFChatModel` (in process), :class:`OpenAIChatModel`
   (any OpenAI-compatible endpoint), :class:`ChatTemplate`.
 - Serving: :func:`serve` (an OpenAI-compatible HTTP server in a background thread); ``paperkit-lm serve``.
@@ -32,9 +37,26 @@ from paperkit.exports import lazy_exports
 
 if TYPE_CHECKING:
     from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
-    from paperkit.lm.generation import Completion, generate, generate_completions
+    from paperkit.lm.generation import Completion, filter_logits, generate, generate_completions
     from paperkit.lm.models import load_model, save_model, tiny_causal_lm
     from paperkit.lm.preference import dpo_loss, dpo_pl_loss, ipo_loss, orpo_loss, simpo_loss
+    from paperkit.lm.rl import (
+        PPOConfig,
+        Rollout,
+        ValueHeadLM,
+        adaptive_kl_coef,
+        gae,
+        ppo_policy_loss,
+        ppo_step,
+        ppo_value_loss,
+        reinforce_loss,
+        rloo_advantages,
+        rloo_loss,
+        sample_k,
+        sequence_kl,
+        token_rewards,
+        whiten,
+    )
     from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
     from paperkit.lm.server import LMServer, serve
     from paperkit.lm.tokenization import (
@@ -57,6 +79,7 @@ _WHERE = {
     "HFChatModel": "chat",
     "OpenAIChatModel": "chat",
     "Completion": "generation",
+    "filter_logits": "generation",
     "generate": "generation",
     "generate_completions": "generation",
     "load_model": "models",
@@ -67,6 +90,21 @@ _WHERE = {
     "ipo_loss": "preference",
     "orpo_loss": "preference",
     "simpo_loss": "preference",
+    "PPOConfig": "rl",
+    "Rollout": "rl",
+    "ValueHeadLM": "rl",
+    "adaptive_kl_coef": "rl",
+    "gae": "rl",
+    "ppo_policy_loss": "rl",
+    "ppo_step": "rl",
+    "ppo_value_loss": "rl",
+    "reinforce_loss": "rl",
+    "rloo_advantages": "rl",
+    "rloo_loss": "rl",
+    "sample_k": "rl",
+    "sequence_kl": "rl",
+    "token_rewards": "rl",
+    "whiten": "rl",
     "encode_prompt_response": "scoring",
     "sequence_logprobs": "scoring",
     "LMServer": "server",
@@ -90,11 +128,17 @@ __all__ = [
     "HFChatModel",
     "LMServer",
     "OpenAIChatModel",
+    "PPOConfig",
+    "Rollout",
     "TrainConfig",
+    "ValueHeadLM",
+    "adaptive_kl_coef",
     "char_tokenizer",
     "dpo_loss",
     "dpo_pl_loss",
     "encode_prompt_response",
+    "filter_logits",
+    "gae",
     "generate",
     "generate_completions",
     "index_batches",
@@ -103,13 +147,23 @@ __all__ = [
     "lr_factor",
     "optimizer_and_schedule",
     "orpo_loss",
+    "ppo_policy_loss",
+    "ppo_step",
+    "ppo_value_loss",
+    "reinforce_loss",
+    "rloo_advantages",
+    "rloo_loss",
+    "sample_k",
     "save_model",
+    "sequence_kl",
     "sequence_logprobs",
     "serve",
     "simpo_loss",
     "tiny_causal_lm",
+    "token_rewards",
     "train_bpe_tokenizer",
     "train_causal_lm",
+    "whiten",
     "word_tokenizer",
 ]
 assert set(__all__) == set(_WHERE)

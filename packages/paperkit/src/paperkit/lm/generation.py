@@ -1,4 +1,5 @@
-"""Batched text generation: greedy or temperature sampling with a seeded generator, stop strings, KV cache."""
+"""Batched text generation: greedy or temperature sampling (optionally top-k / top-p) with a seeded generator,
+stop strings, KV cache."""
 
 from __future__ import annotations
 
@@ -25,12 +26,43 @@ class Completion:
             (``max_new_tokens`` were generated).
         prompt_tokens: the prompt's length in tokens, ``<bos>`` included.
         completion_tokens: tokens the model generated for this completion (a final eos included).
+        token_ids: those generated token ids, in order (a final eos and any stop string's tokens
+            included): the actions an RL loss scores.
     """
 
     text: str
     finish_reason: str
     prompt_tokens: int
     completion_tokens: int
+    token_ids: tuple[int, ...] = ()
+
+
+def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float | None = None) -> torch.Tensor:
+    """``logits`` (n, V) with every token outside the top-k and the nucleus set to ``-inf``.
+
+    top-k keeps the ``top_k`` largest logits of each row (``None`` or 0: all; tokens tied with the k-th
+    largest are all kept). top-p (then, on what top-k kept) keeps the smallest set of most probable
+    tokens whose softmax mass reaches ``top_p``: a token stays when the mass of the tokens more probable
+    than it is below ``top_p`` (``None`` or 1: all); the most probable token always stays.
+    """
+    if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 0):
+        raise ValueError(f"top_k must be None or an int >= 0 (0: off), got {top_k!r}")
+    if top_p is not None and (
+        not isinstance(top_p, (int, float)) or isinstance(top_p, bool) or not 0 < top_p <= 1
+    ):
+        raise ValueError(f"top_p must be None or a number in (0, 1] (1: off), got {top_p!r}")
+    out = logits
+    if top_k and top_k < logits.shape[-1]:
+        kth = torch.topk(out, top_k, dim=-1).values[..., -1:]
+        out = out.masked_fill(out < kth, -torch.inf)
+    if top_p is not None and top_p < 1:
+        probs, order = torch.sort(torch.softmax(out, dim=-1), dim=-1, descending=True)
+        before = probs.cumsum(-1) - probs  # mass of the strictly more probable tokens
+        drop_sorted = before >= top_p
+        drop_sorted[..., 0] = False
+        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+        out = out.masked_fill(drop, -torch.inf)
+    return out
 
 
 def context_length(model: torch.nn.Module) -> int | None:
@@ -72,6 +104,8 @@ def generate_completions(
     seed: int | None = None,
     batch_size: int = 64,
     device: str = "cpu",
+    top_k: int | None = None,
+    top_p: float | None = None,
 ) -> list[Completion]:
     """:func:`generate`, returning each completion with its finish reason and token counts."""
     prompts = check_strings(prompts, "prompts")
@@ -88,6 +122,7 @@ def generate_completions(
         raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+    filter_logits(torch.zeros(1, 1), top_k, top_p)  # validates both
     dev = check_device(model, device)
     rows = prompt_ids(tokenizer, prompts)
     limit = context_length(model)
@@ -118,6 +153,8 @@ def generate_completions(
                         rows[start : start + batch_size],
                         max_new_tokens=max_new_tokens,
                         temperature=float(temperature),
+                        top_k=top_k,
+                        top_p=top_p,
                         stop=stop,
                         generator=generator,
                         device=dev,
@@ -135,6 +172,8 @@ def _generate_batch(
     *,
     max_new_tokens: int,
     temperature: float,
+    top_k: int | None,
+    top_p: float | None,
     stop: Sequence[str],
     generator: torch.Generator | None,
     device: torch.device,
@@ -166,7 +205,7 @@ def _generate_batch(
         if temperature == 0:
             nxt = logits.argmax(-1)
         else:
-            probs = torch.softmax(logits / temperature, dim=-1)
+            probs = torch.softmax(filter_logits(logits / temperature, top_k, top_p), dim=-1)
             nxt = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
         for b, token in enumerate(nxt.tolist()):
             if done[b]:
@@ -183,7 +222,7 @@ def _generate_batch(
     for b, tokens in enumerate(generated):
         body = tokens[:-1] if tokens and tokens[-1] == eos else tokens
         text, _ = _cut(_decode(tokenizer, body), stop)
-        completions.append(Completion(text, reasons[b], len(rows[b]), len(tokens)))
+        completions.append(Completion(text, reasons[b], len(rows[b]), len(tokens), tuple(tokens)))
     return completions
 
 
@@ -198,6 +237,8 @@ def generate(
     seed: int | None = None,
     batch_size: int = 64,
     device: str = "cpu",
+    top_k: int | None = None,
+    top_p: float | None = None,
 ) -> list[str]:
     """Complete each prompt; return the completions only (the prompt stripped), in the order given.
 
@@ -210,6 +251,9 @@ def generate(
         temperature: 0 is greedy (argmax, ties to the lowest id); > 0 samples from softmax(logits / T)
             with a ``torch.Generator`` on ``device`` seeded with ``seed`` (``None``: fresh entropy).
             Same seed, prompts, batch_size and device => same completions.
+        top_k, top_p: when sampling, draw only from the ``top_k`` most likely tokens and from the nucleus
+            of mass ``top_p`` of softmax(logits / T) (:func:`filter_logits`; ``None``: off). Greedy
+            decoding ignores them.
         stop: strings that end a completion (not included in it).
         device: where the model lives and the tensors are made.
 
@@ -227,5 +271,7 @@ def generate(
             seed=seed,
             batch_size=batch_size,
             device=device,
+            top_k=top_k,
+            top_p=top_p,
         )
     ]
