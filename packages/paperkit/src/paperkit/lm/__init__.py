@@ -21,6 +21,9 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
   :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
   :func:`generate_completions`, :func:`filter_logits`.
+- Model cache: :func:`cached_model` (train once, reuse: keyed by :func:`cache_key` of config, seed and
+  package version; atomic writes, ``torch.load(weights_only=True)``), :class:`CachedModel`,
+  :func:`default_cache_dir` (``$PAPERKIT_MODEL_CACHE``).
 - Chat: the :class:`ChatModel` protocol, :class:`HFChatModel` (in process), :class:`OpenAIChatModel`
   (any OpenAI-compatible endpoint), :class:`ChatTemplate`.
 - Serving: :func:`serve` (an OpenAI-compatible HTTP server in a background thread); ``paperkit-lm serve``.
@@ -36,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from paperkit.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from paperkit.lm.cache import CachedModel, cache_key, cached_model, default_cache_dir
     from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
     from paperkit.lm.generation import Completion, filter_logits, generate, generate_completions
     from paperkit.lm.models import load_model, save_model, tiny_causal_lm
@@ -74,6 +78,10 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
+    "CachedModel": "cache",
+    "cache_key": "cache",
+    "cached_model": "cache",
+    "default_cache_dir": "cache",
     "ChatModel": "chat",
     "ChatTemplate": "chat",
     "HFChatModel": "chat",
@@ -122,6 +130,7 @@ _WHERE = {
 
 __all__ = [
     "SPECIAL_TOKENS",
+    "CachedModel",
     "ChatModel",
     "ChatTemplate",
     "Completion",
@@ -133,7 +142,10 @@ __all__ = [
     "TrainConfig",
     "ValueHeadLM",
     "adaptive_kl_coef",
+    "cache_key",
+    "cached_model",
     "char_tokenizer",
+    "default_cache_dir",
     "dpo_loss",
     "dpo_pl_loss",
     "encode_prompt_response",
