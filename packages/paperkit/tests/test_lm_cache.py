@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from paperkit.lm import char_tokenizer, tiny_causal_lm  # noqa: E402
-from paperkit.lm.cache import cache_key, cached_model  # noqa: E402
+from paperkit.lm.cache import CACHE_ENV, cache_key, cached_model, default_cache_dir  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -122,3 +122,10 @@ def test_non_json_info_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(TypeError, match="not JSON serializable"):
         cached_model(Cfg(), seed=0, version="1.0", make=_make, train=lambda m: {"x": object()}, root=tmp_path)
     assert not tmp_path.exists() or list(tmp_path.iterdir()) == []
+
+
+def test_the_default_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "c"))
+    assert default_cache_dir() == tmp_path / "c"
+    monkeypatch.delenv(CACHE_ENV)
+    assert default_cache_dir().parts[-3:] == (".cache", "paperkit", "models")

@@ -99,6 +99,16 @@ def test_gae_matches_a_per_row_loop(gamma, lam, torch_gen):
         torch.testing.assert_close(adv, torch.where(m, rtg - v, 0.0), rtol=1e-12, atol=1e-12)
 
 
+def test_shape_mismatches_are_refused():
+    z, m = torch.zeros(2, 3), torch.ones(2, 3, dtype=torch.bool)
+    with pytest.raises(ValueError, match="differ"):
+        gae(z, torch.zeros(2, 4), m, 1.0, 0.95)
+    with pytest.raises(ValueError, match=r"scores must be \(N,\) = \(2,\)"):
+        token_rewards(torch.zeros(3), z, z, m, 0.1)
+    with pytest.raises(ValueError, match="differ"):
+        sequence_kl(z, z, torch.ones(2, 2, dtype=torch.bool))
+
+
 def test_ppo_clip_matches_a_hand_computation():
     ratio = torch.tensor([[0.5, 0.5, 1.5, 1.5, 1.1]], dtype=F64)
     adv = torch.tensor([[1.0, -1.0, 1.0, -1.0, 2.0]], dtype=F64)
@@ -115,7 +125,7 @@ def test_ppo_clip_matches_a_hand_computation():
     torch.testing.assert_close(g, expected)
     # masked tokens count nowhere
     loss2, _ = ppo_policy_loss(logp, old, adv, torch.tensor([[True, False, False, False, True]]), 0.2)
-    assert float(loss2) == pytest.approx((-0.5 - 2.2) / 2)
+    assert float(loss2.detach()) == pytest.approx((-0.5 - 2.2) / 2)
 
 
 def test_value_loss_and_token_rewards_by_hand():

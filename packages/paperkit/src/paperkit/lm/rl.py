@@ -220,8 +220,11 @@ class ValueHeadLM(torch.nn.Module):
     def forward(self, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
         ids, attention, mask = batch["input_ids"], batch["attention_mask"], batch["response_mask"]
         out = self.lm(input_ids=ids, attention_mask=attention, output_hidden_states=True)
-        logp = torch.log_softmax(out.logits[:, :-1].float(), dim=-1).gather(-1, ids[:, 1:, None]).squeeze(-1)
-        v = self.value_head(out.hidden_states[-1][:, :-1]).squeeze(-1).float()
+        dtype = torch.promote_types(out.logits.dtype, torch.float32)  # as sequence_logprobs
+        logp = (
+            torch.log_softmax(out.logits[:, :-1].to(dtype), dim=-1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+        )
+        v = self.value_head(out.hidden_states[-1][:, :-1]).squeeze(-1).to(dtype)
         zero = torch.zeros_like(logp[:, :1])
         logp = torch.cat([zero, torch.where(mask[:, 1:], logp, torch.zeros_like(logp))], dim=1)
         values = torch.cat([zero, torch.where(mask[:, 1:], v, torch.zeros_like(v))], dim=1)
