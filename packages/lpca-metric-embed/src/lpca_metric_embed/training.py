@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from paperkit.optim import Adam
 
-from lpca_metric_embed._adam import Adam
 from lpca_metric_embed.graphs import DENSE_MAX_NODES, check_dense_size, to_graph
 from lpca_metric_embed.losses import LOSSES, dense_loss, threshold
 from lpca_metric_embed.models import make_model, to_numpy
