@@ -194,7 +194,7 @@ def test_active_set_training_reaches_an_exact_embedding_of_a_planted_rgg(device)
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
-        ({"dim": 0}, "D must be an integer >= 1"),
+        ({"dim": 0}, r"dimension D\) must be an integer >= 1"),
         ({"dim": 2, "model": "hyperbolic"}, "model must be one of"),
         ({"dim": 2, "loss": "mse"}, "loss must be one of"),
         ({"dim": 2, "lr": 0.0}, "lr and min_lr must be positive"),
@@ -207,7 +207,7 @@ def test_fit_refuses_bad_arguments(kw, match):
 
 def test_search_refuses_bad_ranges_and_trainers():
     g = block_cliques(6, 2)
-    with pytest.raises(ValueError, match="D must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"dimension D\) must be an integer >= 1"):
         find_eed(g, d_min=0, d_max=3)
     with pytest.raises(ValueError, match="d_min <= d_max"):
         find_eed(g, d_min=4, d_max=3)
