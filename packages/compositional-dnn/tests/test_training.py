@@ -2,49 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pytest
 import torch
 from compositional_dnn.models import ShallowNet
-from compositional_dnn.optim import Adam
 from compositional_dnn.training import train_staged
-
-
-def numpy_adam(p, grads, lr, wd, b1=0.9, b2=0.999, eps=1e-8):
-    m = v = np.zeros_like(p)
-    for t, g in enumerate(grads, start=1):
-        g = g + wd * p
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        p = p - lr * (m / (1 - b1**t)) / (np.sqrt(v) / math.sqrt(1 - b2**t) + eps)
-    return p
-
-
-def test_adam_matches_a_numpy_transcription():
-    rng = np.random.default_rng(0)
-    p0, grads = rng.standard_normal(6), [rng.standard_normal(6) for _ in range(5)]
-    p = torch.tensor(p0, dtype=torch.float64, requires_grad=True)
-    opt = Adam([p], lr=0.01, weight_decay=0.3)
-    for g in grads:
-        p.grad = torch.tensor(g)
-        opt.step()
-    np.testing.assert_allclose(p.detach().numpy(), numpy_adam(p0, grads, 0.01, 0.3), rtol=1e-12)
-
-
-@pytest.mark.slow
-def test_adam_matches_torch_optim_adam():
-    torch.manual_seed(0)
-    a, b = torch.randn(5, requires_grad=True), None
-    b = a.detach().clone().requires_grad_(True)
-    ours, ref = Adam([a], lr=0.05, weight_decay=0.1), torch.optim.Adam([b], lr=0.05, weight_decay=0.1)
-    for _ in range(20):
-        for p, opt in ((a, ours), (b, ref)):
-            opt.zero_grad()
-            (p**3).sum().backward()
-            opt.step()
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6)
 
 
 def test_stages_set_lr_and_weight_decay_in_turn():

@@ -12,7 +12,7 @@ import time
 
 import torch
 from deep_fourier.models import network
-from deep_fourier.optim import Adam
+from paperkit.optim import Adam
 
 STEPS, WARMUP, REPS = 300, 50, 3
 

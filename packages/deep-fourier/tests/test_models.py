@@ -7,7 +7,7 @@ import torch
 from deep_fourier.layers import FourierActivation
 from deep_fourier.metrics import hidden_features
 from deep_fourier.models import convert_activations, network
-from deep_fourier.optim import Adam
+from paperkit.optim import Adam
 from torch import nn
 
 

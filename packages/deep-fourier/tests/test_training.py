@@ -1,4 +1,4 @@
-"""Regularisers, the Adam update, the metrics and the continual trainer against closed forms."""
+"""Regularisers, the metrics and the continual trainer against closed forms."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 import torch
 from deep_fourier.metrics import dead_unit_fraction, effective_rank
 from deep_fourier.models import network
-from deep_fourier.optim import Adam
 from deep_fourier.regularizers import l2, l2_init, penalty, shrink_perturb
 from deep_fourier.streams import Task
 from deep_fourier.training import train_continual
+from paperkit.optim import Adam
 
 
 def test_l2_init_is_zero_at_init_and_its_gradient_is_2_lam_delta():
@@ -49,41 +49,6 @@ def test_trainer_regulariser_gradient_equals_autograd_of_the_penalty():
         opt.step()
     for p, q in zip(a.parameters(), b.parameters(), strict=True):
         torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
-
-
-def test_adam_first_steps_by_hand():
-    """Step 1 moves by -lr g/(|g| + eps') (bias correction makes m_hat = g, v_hat = g^2); step 2 by hand."""
-    w = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
-    opt = Adam([w], lr=0.1)
-    g1, g2 = torch.tensor([0.5, -3.0], dtype=torch.float64), torch.tensor([-1.0, 2.0], dtype=torch.float64)
-    w.grad = g1.clone()
-    opt.step()
-    torch.testing.assert_close(
-        w.detach(), torch.tensor([1.0, -2.0], dtype=torch.float64) - 0.1 * g1 / (g1.abs() + 1e-8)
-    )
-    w.grad = g2.clone()
-    before = w.detach().clone()
-    opt.step()
-    m = 0.9 * 0.1 * g1 + 0.1 * g2
-    v = 0.999 * 0.001 * g1**2 + 0.001 * g2**2
-    step = 0.1 * (m / (1 - 0.9**2)) / ((v / (1 - 0.999**2)).sqrt() + 1e-8)
-    torch.testing.assert_close(w.detach(), before - step)
-
-
-@pytest.mark.slow
-def test_adam_matches_torch_optim_adam_bit_for_bit():
-    """Slow only because torch.optim imports torch._dynamo (~11 CPU-s without cached bytecode)."""
-    torch.manual_seed(0)
-    w1 = torch.randn(5, 3, requires_grad=True)
-    w2 = w1.detach().clone().requires_grad_(True)
-    ours, ref = Adam([w1], lr=1e-2), torch.optim.Adam([w2], lr=1e-2)
-    x = torch.randn(8, 5)
-    for _ in range(100):
-        for w, o in ((w1, ours), (w2, ref)):
-            o.zero_grad()
-            (x @ w).sin().sum().backward()
-            o.step()
-    assert torch.equal(w1, w2)
 
 
 def test_shrink_perturb_formula():

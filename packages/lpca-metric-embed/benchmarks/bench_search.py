@@ -24,9 +24,9 @@ from lpca_metric_embed import find_eed, kdtree_mismatch, planted_rgg
 
 def step_times(n: int, dim: int = 4, steps: int = 10) -> tuple[float, float, int]:
     """Seconds per full-batch step and per active-set step at N = n (the active set of a random start)."""
-    from lpca_metric_embed._adam import Adam
     from lpca_metric_embed.losses import dense_loss
     from lpca_metric_embed.models import L2Embedding
+    from paperkit.optim import Adam
 
     g, _ = planted_rgg(n, 2, seed=0, degree=10)
     gen = torch.Generator().manual_seed(0)

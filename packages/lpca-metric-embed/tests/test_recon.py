@@ -157,7 +157,7 @@ def test_svd_sign_baseline_counts_mismatches_of_the_rank_d_sign_pattern():
     # Ã = 2A − 1 of 3 disjoint cliques has rank 3 (plus the diagonal fix): rank 3 recovers the signs exactly
     assert svd_sign_mismatch(g, 11) == 0
     assert svd_sign_mismatch(g, 1) > 0
-    with pytest.raises(ValueError, match="D must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"dimension D\) must be an integer >= 1"):
         svd_sign_mismatch(g, 0)
     # the search over D (one SVD) returns the first D whose sign pattern is exact
     first = next(D for D in range(1, 13) if svd_sign_mismatch(g, D) == 0)

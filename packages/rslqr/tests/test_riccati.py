@@ -297,8 +297,7 @@ def test_stationary_errors() -> None:
         ),
         ({"W": np.zeros((2, 2))}, "W must be a symmetric positive definite matrix"),
         ({"W": np.eye(3)}, r"W must have shape \(2, 2\)"),
-        ({"T": 0}, "T must be an integer horizon >= 1"),
-        ({"T": 2.5}, "T must be an integer horizon >= 1"),
+        ({"T": 0}, r"T \(the horizon\) must be an integer >= 1"),
         ({"A": [[np.nan, 0.0], [0.0, 1.0]]}, "A must have only finite entries"),
         ({"gamma": np.inf}, "gamma must be finite"),
         ({"gamma": 1.0}, "gamma=1 is too large"),
@@ -321,6 +320,22 @@ def test_system_rejects_bad_inputs(kwargs: dict[str, Any], match: str) -> None:
     fields.update(kwargs)
     with pytest.raises(ValueError, match=match):
         LEQRSystem(**fields)
+
+
+def test_system_refuses_a_non_integer_horizon_as_a_type_error() -> None:
+    base = system_a()
+    with pytest.raises(TypeError, match=r"T \(the horizon\) must be an integer >= 1, got 2.5"):
+        LEQRSystem(
+            A=base.A,
+            B=base.B,
+            Q=base.Q,
+            R=base.R,
+            QT=base.QT,
+            W=base.W,
+            T=2.5,
+            gamma=base.gamma,
+            x0_cov=base.x0_cov,
+        )
 
 
 def test_functions_reject_bad_inputs() -> None:

@@ -5,7 +5,7 @@ Each stage ``(lr, weight_decay, epochs)`` sets the learning rate and weight deca
 passes over the training set in ``n_batches`` contiguous mini-batches (no shuffling, as in the code).
 The loss is the mean squared error over all samples and outputs (``nn.MSELoss``, the final notebook's
 "L2"). Adam's ``weight_decay`` is the coupled L2 penalty (torch.optim.Adam, not AdamW), as in the code;
-the optimiser is ``compositional_dnn.optim.Adam`` (the same update without torch.optim's import cost).
+the optimiser is ``paperkit.optim.Adam`` (the same update without torch.optim's import cost).
 
 The paper analyses the global minimiser of L_N(f) + lambda R(f_1..f_L) with the F1/Lipschitz complexity R;
 the code (and this package) replaces R by plain weight decay, which for a balanced ReLU block equals the
@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import torch
 from paperkit import check_array, check_instance, check_int, check_number, check_positive
+from paperkit.optim import Adam
 from torch import nn
-
-from compositional_dnn.optim import Adam
 
 __all__ = ["FINAL_NOTEBOOK_STAGES", "Stage", "TrainLog", "mse", "train_staged"]
 

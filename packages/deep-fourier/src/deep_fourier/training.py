@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit import check_int, check_positive, check_seed, torch_threads
+from paperkit.optim import Adam
 from paperkit.vision import evaluate
 from torch import nn
 
 from deep_fourier.checks import check_module, check_tasks
 from deep_fourier.metrics import dead_unit_fraction, effective_rank, hidden_features
-from deep_fourier.optim import Adam
 from deep_fourier.regularizers import REGULARIZERS
 from deep_fourier.streams import Task
 

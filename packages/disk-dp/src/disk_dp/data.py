@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit.validation import check_choice
-from paperkit.vision import load_digits
+from paperkit.vision import ImageSplit, load_digits, stratified_split
 
 DATASETS = ("digits", "breast_cancer")
 
 
 @dataclass(frozen=True)
-class Dataset:
-    """A classification split.
+class Dataset(ImageSplit):
+    """A flat classification split: paperkit.vision's ``ImageSplit`` with ``(n, d)`` inputs.
 
     Attributes:
         x_train: (n, d) float32; y_train: (n,) int64; x_test: (m, d) float32; y_test: (m,) int64.
@@ -26,32 +26,18 @@ class Dataset:
         name: the data set's name.
     """
 
-    x_train: torch.Tensor
-    y_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
-    n_classes: int
-    name: str
-
-    @property
-    def n(self) -> int:
-        return int(self.x_train.shape[0])
-
     @property
     def d(self) -> int:
         return int(self.x_train.shape[1])
 
 
-def _split(n: int, frac: float, labels: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Stratified split: indices (first, second) with ``frac`` of each class in the second."""
-    rng = np.random.default_rng(seed)
-    first, second = [], []
-    for c in np.unique(labels):
-        idx = rng.permutation(np.flatnonzero(labels == c))
-        k = round(frac * len(idx))
-        second.append(idx[:k])
-        first.append(idx[k:])
-    return np.sort(np.concatenate(first)), np.sort(np.concatenate(second))
+def _on(device: str | torch.device, name: str, n_classes: int, *arrays: np.ndarray | torch.Tensor) -> Dataset:
+    """A ``Dataset`` of (x_train, y_train, x_test, y_test): float32 inputs, int64 labels, on ``device``."""
+    dtypes = (torch.float32, torch.int64, torch.float32, torch.int64)
+    xtr, ytr, xte, yte = (
+        torch.as_tensor(a, dtype=t, device=device) for a, t in zip(arrays, dtypes, strict=True)
+    )
+    return Dataset(x_train=xtr, y_train=ytr, x_test=xte, y_test=yte, n_classes=n_classes, name=name)
 
 
 def load(
@@ -66,37 +52,19 @@ def load(
     check_choice(name, "name", DATASETS)
     if name == "digits":
         split = load_digits(8, seed=seed, validation=validation, normalize="standardize", flatten=True)
-        return Dataset(
-            x_train=split.x_train.to(device),
-            y_train=split.y_train.to(device),
-            x_test=split.x_test.to(device),
-            y_test=split.y_test.to(device),
-            n_classes=split.n_classes,
-            name=name,
-        )
+        return _on(device, name, split.n_classes, split.x_train, split.y_train, split.x_test, split.y_test)
     from sklearn import datasets  # imported here: only breast_cancer needs scikit-learn
 
     bunch = datasets.load_breast_cancer()
     x, y = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target, dtype=np.int64)
-    tr, te = _split(len(y), 0.2, y, seed)
+    tr, te = stratified_split(y, 0.2, seed)
     if validation:
-        tr2, va = _split(len(tr), 0.1, y[tr], seed + 1)
+        tr2, va = stratified_split(y[tr], 0.1, seed + 1)
         tr, te = tr[tr2], tr[va]
     mean, std = x[tr].mean(0), x[tr].std(0)
     std[std == 0] = 1.0
     x = (x - mean) / std
-
-    def t(a: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
-        return torch.as_tensor(a, dtype=dtype, device=device)
-
-    return Dataset(
-        t(x[tr], torch.float32),
-        t(y[tr], torch.int64),
-        t(x[te], torch.float32),
-        t(y[te], torch.int64),
-        int(y.max()) + 1,
-        name,
-    )
+    return _on(device, name, int(y.max()) + 1, x[tr], y[tr], x[te], y[te])
 
 
 __all__ = ["DATASETS", "Dataset", "load"]

@@ -135,8 +135,7 @@ def load_breast_cancer_semisynthetic(
     """
     bunch = load_breast_cancer()
     X, y = bunch.data.astype(np.float64), bunch.target.astype(np.int64)
-    if isinstance(n_features, bool) or not isinstance(n_features, int) or not 1 <= n_features <= X.shape[1]:
-        raise ValueError(f"n_features must be an int in [1, {X.shape[1]}], got {n_features!r}")
+    check_int(n_features, "n_features", low=1, high=X.shape[1])
     names = list(bunch.feature_names)
     rf = RandomForestClassifier(n_estimators=200, random_state=seed, n_jobs=1).fit(X, y)
     order = np.argsort(-rf.feature_importances_, kind="stable")

@@ -17,6 +17,7 @@ import math
 
 import torch
 import torch.nn.functional as F
+from paperkit.validation import check_int
 from torch import Tensor, nn
 
 __all__ = ["PairTransformer", "bin_edges", "soft_targets"]
@@ -99,8 +100,7 @@ class PairTransformer(nn.Module):
     ) -> None:
         super().__init__()
         for name, v in (("n_features", n_features), ("n_bins", n_bins), ("emb", emb), ("heads", heads)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+            check_int(v, name, low=1)
         if emb % heads:
             raise ValueError(f"emb ({emb}) must be divisible by heads ({heads})")
         self.n_features = n_features

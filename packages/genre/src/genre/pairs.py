@@ -15,6 +15,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from paperkit.validation import check_int
 
 __all__ = ["PairDistribution", "PairSampler", "lp_distances", "pair_distribution", "pair_weights_dense"]
 
@@ -114,8 +115,7 @@ def pair_distribution(
         admissible partner are flagged ``keep=False`` with a warning (the official code divides by zero).
     """
     X_neg, X_pos, imm_mask = _check_pair_inputs(X_neg, X_pos, lam, p, imm_mask)
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    check_int(k, "k", low=1)
     n, m = len(X_neg), len(X_pos)
     kk = min(int(k), m)
     idx = np.zeros((n, kk), dtype=np.int64)

@@ -7,15 +7,14 @@ The best rank-D approximation of Ã in Frobenius norm, thresholded at 0: an LPCA
 from __future__ import annotations
 
 import numpy as np
+from paperkit.validation import check_int
 
 from lpca_metric_embed.graphs import Graph, to_graph
 from lpca_metric_embed.recon import dense_mismatch
 
 
 def _check_dim(dim: object) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"the embedding dimension D must be an integer >= 1, got {dim!r}")
-    return int(dim)
+    return check_int(dim, "dim (the embedding dimension D)", low=1)
 
 
 def _svd(g: Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

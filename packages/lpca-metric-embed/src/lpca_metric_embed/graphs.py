@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from paperkit.validation import check_int
 from scipy.spatial import cKDTree
 
 from lpca_metric_embed._geometry import sq_dist_pairs
@@ -100,8 +101,7 @@ def _from_pairs(n: int, i: np.ndarray, j: np.ndarray, directed: bool, nodes: Seq
 
 def from_edge_index(n: int, edge_index: Any, *, directed: bool = False) -> Graph:
     """A graph from an (2, E) integer array of pairs; ``directed=False`` adds the reverse pairs."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer (the number of nodes), got {n!r}")
+    n = check_int(n, "n (the number of nodes)", low=1)
     ei = np.asarray(edge_index)
     if ei.ndim != 2 or ei.shape[0] != 2:
         raise ValueError(f"edge_index must have shape (2, E), got {ei.shape}")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from paperkit.optim import Adam, ReduceOnPlateau
 
-from lpca_metric_embed._adam import Adam, ReduceOnPlateau
 from lpca_metric_embed.graphs import Graph, to_graph
 from lpca_metric_embed.models import L2Embedding, to_numpy
 from lpca_metric_embed.recon import kdtree_mismatch

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from paperkit.optim import Adam
+from paperkit.validation import check_int
 
-from lpca_metric_embed._adam import Adam
 from lpca_metric_embed.graphs import DENSE_MAX_NODES, check_dense_size, to_graph
 from lpca_metric_embed.losses import LOSSES, dense_loss, threshold
 from lpca_metric_embed.models import make_model, to_numpy
@@ -54,8 +55,7 @@ def validate_common(model: str, loss: str, dim: int) -> None:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"the embedding dimension D must be an integer >= 1, got {dim!r}")
+    check_int(dim, "dim (the embedding dimension D)", low=1)
 
 
 def initial_embedding(

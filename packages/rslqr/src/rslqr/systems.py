@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
+from paperkit.validation import check_int
 
 from rslqr._linalg import FloatArray, check_matrix, check_symmetric, psd_factor, psd_sqrt
 from rslqr.riccati import RiccatiBreakdown, leqr_gains_kernel, stationary_leqr
@@ -37,7 +38,8 @@ class LEQRSystem:
 
     Array-like inputs are converted to read-only float64 arrays; symmetric matrices are symmetrised.
     Raises ValueError (naming the offending argument) on wrong shapes, non-finite entries, Q/QT/x0_cov
-    not PSD, R/W not PD, T < 1, or a γ for which the true system's Riccati recursion breaks down.
+    not PSD, R/W not PD, T < 1, or a γ for which the true system's Riccati recursion breaks down;
+    TypeError on a T that is not an integer.
     Equality is identity (arrays inside).
     """
 
@@ -70,8 +72,7 @@ class LEQRSystem:
         QT = check_symmetric(check_matrix(self.QT, "QT", (n, n)), "QT", definite=False)
         W = check_symmetric(check_matrix(self.W, "W", (n, n)), "W", definite=True)
         x0_cov = check_symmetric(check_matrix(self.x0_cov, "x0_cov", (n, n)), "x0_cov", definite=False)
-        if isinstance(self.T, bool) or not isinstance(self.T, (int, np.integer)) or self.T < 1:
-            raise ValueError(f"T must be an integer horizon >= 1, got {self.T!r}")
+        check_int(self.T, "T (the horizon)", low=1)
         try:
             gamma = float(self.gamma)
         except (TypeError, ValueError) as exc:

@@ -9,7 +9,6 @@ lists (``pair_sampling``) and scores 2 sequences a pair.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 import torch
 from paperkit.lm import TrainConfig, index_batches, optimizer_and_schedule, sequence_logprobs
 from paperkit.progress import track
+from paperkit.validation import check_positive
 from torch import Tensor
 
 from tpo.data import DEFAULT_STEP_PATTERN, PreferenceList
@@ -146,8 +146,7 @@ Objective = TPOObjective | DPOObjective | DPOPLObjective
 
 
 def _check_beta(beta: float) -> None:
-    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or not math.isfinite(beta) or beta <= 0:
-        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
+    check_positive(beta, "beta")
 
 
 def check_lists(lists: Sequence[PreferenceList], *, drop_uninformative: bool = False) -> list[PreferenceList]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from paperkit.scales import Scales, ScaleTable
+from paperkit.validation import check_int
 
 DATASETS = ("moons", "breast_cancer")
 # NNR-γ: the nearest training point with y = 1 and h > γ (GenRe's own target support D⁺);
@@ -98,9 +99,7 @@ class Config(Scales):
 
     def __post_init__(self) -> None:
         for name in ("n_seeds", "n_neg", "top_k", "n_bins", "epochs", "batch_size", "k", "toy_epochs"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+            check_int(getattr(self, name), name, low=1)
         unknown = [d for d in self.datasets if d not in DATASETS]
         if unknown or not self.datasets:
             raise ValueError(f"datasets must be a non-empty subset of {DATASETS}, got {self.datasets}")

@@ -21,31 +21,36 @@ Limits (each refusal says which limit it hit):
 
 Sampling: ``temperature`` defaults to 1 as in OpenAI's API (send 0 for greedy); ``seed`` makes a sampled
 request reproducible; without one, seeds come from the server's own seeded stream.
-Generation is serialised by a lock: requests are answered one at a time.
+Generation is serialised by a lock: requests are answered one at a time. The HTTP core (bind checks, body
+limits, deadlines, bounded connections, JSON errors) is :mod:`paperkit.serve`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hmac
 import json
-import math
-import socket
-import socketserver
 import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from paperkit.lm._net import is_loopback
 from paperkit.lm.chat import ChatTemplate, HFChatModel
 from paperkit.lm.generation import Completion, context_length, prompt_ids
+from paperkit.serve import (
+    App,
+    JSONServer,
+    Request,
+    RunningServer,
+    ServerSettings,
+    check_bearer,
+    check_bind,
+    parse_json_object,
+)
+from paperkit.serve import HTTPError as _Error
 
 MAX_BODY_BYTES = 4 * 2**20
 MAX_N = 16
@@ -60,19 +65,6 @@ MAX_PROMPT_TOKENS = 65536
 MAX_CONNECTIONS = 32
 REQUEST_TIMEOUT_S = 30.0
 DEFAULT_MAX_TOKENS = 256  # a chat request without max_tokens, on a model without a stated context length
-
-
-class _Error(Exception):
-    def __init__(
-        self, status: int, message: str, *, param: str | None = None, code: str | None = None, kind: str = ""
-    ) -> None:
-        super().__init__(message)
-        self.status, self.message, self.param, self.code = status, message, param, code
-        self.kind = kind or ("invalid_request_error" if status < 500 else "server_error")
-
-
-def _error_body(err: _Error) -> dict[str, Any]:
-    return {"error": {"message": err.message, "type": err.kind, "param": err.param, "code": err.code}}
 
 
 # --- request validation --------------------------------------------------------------------------------
@@ -219,46 +211,9 @@ def _prompts(body: dict[str, Any]) -> list[str]:
     return prompts
 
 
-def _reject_constant(name: str) -> Any:
-    raise _Error(400, f"the request body is not valid JSON: {name} is not a JSON number")
-
-
-def _depth_ok(data: bytes, limit: int) -> bool:
-    """True when no JSON array/object in ``data`` nests deeper than ``limit`` (brackets inside strings may
-    over-count, which only refuses a pathological body earlier). Checked before parsing: the parser's own
-    recursion limit would otherwise be the bound, with a RecursionError."""
-    depth = 0
-    for byte in data.translate(None, _NOT_BRACKETS):
-        depth += 1 if byte in b"[{" else -1
-        if depth > limit:
-            return False
-    return True
-
-
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
 def parse_body(data: bytes) -> dict[str, Any]:
     """The request body as a JSON object, or _Error(400) saying what is wrong with it."""
-    if not _depth_ok(data, MAX_JSON_DEPTH):
-        raise _Error(400, f"the request body nests JSON deeper than {MAX_JSON_DEPTH} levels")
-    try:
-        body = json.loads(data, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise _Error(400, f"the request body is not valid JSON: {err}") from None
-    except RecursionError:
-        raise _Error(400, f"the request body nests JSON deeper than {MAX_JSON_DEPTH} levels") from None
-    except ValueError as err:  # an integer of more than 4300 digits (Python's int_max_str_digits)
-        raise _Error(400, f"the request body holds a number that cannot be read: {str(err)[:120]}") from None
-    if not isinstance(body, dict):
-        raise _Error(400, "the request body must be a JSON object")
-    try:
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise _Error(
-            400, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text"
-        ) from None
-    return body
+    return parse_json_object(data, max_depth=MAX_JSON_DEPTH)
 
 
 @dataclass(frozen=True)
@@ -418,310 +373,47 @@ class _Backend:
         }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "paperkit-lm"
-    server: _HTTPServer
-    #: monotonic time by which the request being read must have arrived whole; None while it is answered.
-    #: The server's poll loop (``_HTTPServer.service_actions``) enforces it, so a client trickling bytes
-    #: cannot stretch it the way it stretches a per-recv socket timeout.
-    deadline: float | None = None
-    timed_out = False
+def _app(backend: _Backend) -> App:
+    """The OpenAI-shaped routes over ``backend``, for :class:`paperkit.serve.JSONServer`."""
 
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.request_timeout)  # per socket operation: the write backstop
-        self.server.track(self, True)
+    def app(request: Request) -> tuple[int, dict[str, Any]]:
+        path, method, body = request.path, request.method, request.json
+        if path == "/health" and method == "GET":
+            return 200, {"status": "ok"}
+        if not path.startswith("/v1/") and path != "/v1":
+            raise _Error(404, f"unknown path {path or '/'}; the API lives under /v1", code="not_found")
+        check_bearer(request.headers, backend.api_key)
+        routes: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+            "/v1/models": ("GET", lambda: {"object": "list", "data": [backend.model_card()]}),
+            "/v1/chat/completions": ("POST", lambda: backend.chat_completion(body or {})),
+            "/v1/completions": ("POST", lambda: backend.completion(body or {})),
+        }
+        if path.startswith("/v1/models/"):
+            name = path[len("/v1/models/") :]
+            if name != backend.model_name:
+                raise _Error(404, f"The model '{name}' does not exist", param="model", code="model_not_found")
+            routes[path] = ("GET", backend.model_card)
+        if path not in routes:
+            raise _Error(404, f"unknown path {path}", code="not_found")
+        want, handler = routes[path]
+        if method != want:
+            raise _Error(405, f"{path} takes {want}, not {method}", code="method_not_allowed")
+        return 200, handler()
 
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.track(self, False)
-
-    def handle_one_request(self) -> None:
-        self.deadline = time.monotonic() + self.server.request_timeout
-        super().handle_one_request()
-
-    def late(self) -> _Error:
-        return _Error(
-            408,
-            f"the request did not arrive in full within {self.server.request_timeout:g} s",
-            code="request_timeout",
-        )
-
-    def check_deadline(self, *, arrived: bool) -> None:
-        """408 if the deadline passed; with ``arrived`` (the whole request is read) disarm it."""
-        if arrived:
-            self.deadline = None
-        if self.timed_out:
-            self.close_connection = True
-            raise self.late()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log = self.server.backend.log
-        if log is not None:
-            log(f"{self.address_string()} - {format % args}")
-
-    def send_json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if status == 401:
-            self.send_header("WWW-Authenticate", 'Bearer realm="paperkit-lm"')
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        # http.server's own errors (bad request line, unsupported method, ...) in OpenAI's JSON shape.
-        self.close_connection = True
-        err = _Error(code, message or explain or "bad request")
-        if self.timed_out:  # a request line or headers cut off at the deadline
-            err = self.late()
-        if self.request_version == "HTTP/0.9":  # an unparseable request line: still answer with a status line
-            self.request_version = "HTTP/1.1"
-        with contextlib.suppress(OSError):
-            self.send_json(err.status, _error_body(err))
-
-    def read_body(self) -> dict[str, Any]:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self.close_connection = True
-            raise _Error(411, "chunked request bodies are not supported; send Content-Length")
-        raw_length = self.headers.get("Content-Length")
-        if raw_length is None:
-            self.close_connection = True
-            raise _Error(411, "a Content-Length header is required")
-        try:
-            length = int(raw_length)
-            if length < 0:
-                raise ValueError
-        except ValueError:
-            self.close_connection = True
-            raise _Error(400, f"bad Content-Length {raw_length!r}") from None
-        if length > MAX_BODY_BYTES:
-            self.close_connection = True
-            raise _Error(413, f"request body over {MAX_BODY_BYTES} bytes")
-        data = self.rfile.read(length)
-        self.check_deadline(arrived=True)
-        if len(data) < length:
-            self.close_connection = True
-            raise _Error(400, "request body shorter than its Content-Length")
-        return parse_body(data)
-
-    def authorise(self) -> None:
-        key = self.server.backend.api_key
-        if key is None:
-            return
-        header = self.headers.get("Authorization", "")
-        given = header[7:].strip() if header[:7].lower() == "bearer " else ""
-        if not hmac.compare_digest(given.encode(), key.encode()):
-            raise _Error(401, "Incorrect or missing API key", code="invalid_api_key")
-
-    def dispatch(self, method: str) -> None:
-        backend = self.server.backend
-        path = self.path.split("?", 1)[0].rstrip("/")
-        try:
-            if method != "POST" and self.headers.get("Content-Length", "0").strip() != "0":
-                self.close_connection = True  # an unexpected body we do not read: do not reuse the connection
-            self.check_deadline(arrived=method != "POST")
-            body = self.read_body() if method == "POST" else None
-            if path == "/health" and method == "GET":
-                self.send_json(200, {"status": "ok"})
-                return
-            if not path.startswith("/v1/") and path != "/v1":
-                raise _Error(404, f"unknown path {path or '/'}; the API lives under /v1", code="not_found")
-            self.authorise()
-            routes: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
-                "/v1/models": ("GET", lambda: {"object": "list", "data": [backend.model_card()]}),
-                "/v1/chat/completions": ("POST", lambda: backend.chat_completion(body or {})),
-                "/v1/completions": ("POST", lambda: backend.completion(body or {})),
-            }
-            if path.startswith("/v1/models/"):
-                name = path[len("/v1/models/") :]
-                if name != backend.model_name:
-                    raise _Error(
-                        404, f"The model '{name}' does not exist", param="model", code="model_not_found"
-                    )
-                routes[path] = ("GET", backend.model_card)
-            if path not in routes:
-                raise _Error(404, f"unknown path {path}", code="not_found")
-            want, handler = routes[path]
-            if method != want:
-                raise _Error(405, f"{path} takes {want}, not {method}", code="method_not_allowed")
-            self.send_json(200, handler())
-        except _Error as err:
-            self.send_json(err.status, _error_body(err))
-        except (TimeoutError, ConnectionError):
-            self.close_connection = True
-        except Exception as err:  # a bug or a model failure: report it, keep serving
-            self.close_connection = True
-            self.log_message("internal error: %r", err)
-            self.send_json(500, _error_body(_Error(500, f"internal error: {type(err).__name__}: {err}")))
-
-    def do_GET(self) -> None:
-        self.dispatch("GET")
-
-    def do_POST(self) -> None:
-        self.dispatch("POST")
-
-    def do_PUT(self) -> None:
-        self.dispatch("PUT")
-
-    def do_DELETE(self) -> None:
-        self.dispatch("DELETE")
-
-    def do_PATCH(self) -> None:
-        self.dispatch("PATCH")
+    return app
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        backend: _Backend,
-        family: socket.AddressFamily,
-        *,
-        max_connections: int = MAX_CONNECTIONS,
-        request_timeout: float = REQUEST_TIMEOUT_S,
-    ) -> None:
-        self.address_family = family
-        self.backend = backend
-        self.max_connections, self.request_timeout = max_connections, request_timeout
-        self._handlers: set[_Handler] = set()
-        self._open = 0  # connections accepted and not yet finished (counted before their thread starts)
-        self._conn_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def server_bind(self) -> None:
-        # TCPServer's bind, without HTTPServer's reverse-DNS lookup of the host (getfqdn).
-        socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
-
-    @property
-    def open_connections(self) -> int:
-        with self._conn_lock:
-            return self._open
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._conn_lock:
-            full = self._open >= self.max_connections
-            if not full:
-                self._open += 1
-        if full:
-            self._refuse(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            with self._conn_lock:
-                self._open -= 1
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._conn_lock:
-                self._open -= 1
-
-    def _refuse(self, request: socket.socket) -> None:
-        # Answered from the accepting thread, without reading the request: no thread per refused client.
-        err = _Error(
-            503,
-            f"the server holds {self.max_connections} open connections, its limit; retry shortly",
-            code="too_many_connections",
-            kind="server_error",
-        )
-        data = json.dumps(_error_body(err)).encode()
-        head = (
-            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
-        )
-        with contextlib.suppress(OSError):
-            request.settimeout(1.0)
-            request.sendall(head.encode() + data)
-        self.shutdown_request(request)
-
-    def service_actions(self) -> None:
-        # Called by serve_forever every poll interval: cut off requests past their deadline. SHUT_RD ends the
-        # handler's blocked read (it sees end of input) and still lets it answer 408.
-        super().service_actions()
-        now = time.monotonic()
-        with self._conn_lock:
-            late = [h for h in self._handlers if h.deadline is not None and h.deadline < now]
-        for handler in late:
-            handler.timed_out = True
-            handler.deadline = None
-            with contextlib.suppress(OSError):
-                handler.connection.shutdown(socket.SHUT_RD)
-
-    def track(self, handler: _Handler, alive: bool) -> None:
-        with self._conn_lock:
-            (self._handlers.add if alive else self._handlers.discard)(handler)
-
-    def drop_connections(self) -> None:
-        with self._conn_lock:
-            for handler in list(self._handlers):
-                with contextlib.suppress(OSError):
-                    handler.connection.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        log = self.backend.log
-        if log is not None:
-            log(f"error while serving {client_address}")
-
-
-class LMServer:
+class LMServer(RunningServer):
     """A running server (see :func:`serve`): ``.url`` (the API root, ending in ``/v1``), ``.host``,
     ``.port``, ``.model_name``, ``.open_connections``; ``.close()`` stops it; also a context manager."""
 
-    def __init__(self, httpd: _HTTPServer, host: str, model_name: str) -> None:
-        self._httpd = httpd
-        self.host = host
-        self.port: int = int(httpd.server_address[1])
+    def __init__(self, httpd: JSONServer, host: str, model_name: str) -> None:
+        super().__init__(httpd, host)
         self.model_name = model_name
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{self.port}/v1"
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, args=(0.05,), name=f"paperkit-lm:{self.port}", daemon=True
-        )
-        self._closed = False
-        self._thread.start()
-
-    @property
-    def open_connections(self) -> int:
-        """Connections accepted and not yet closed (at most ``max_connections``)."""
-        return self._httpd.open_connections
-
-    def close(self) -> None:
-        """Stop serving, close open connections and the socket; idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        self._httpd.shutdown()
-        self._httpd.drop_connections()
-        self._httpd.server_close()
-        self._thread.join()
-
-    def wait(self) -> None:
-        """Block until the server is closed (from another thread) or the process is interrupted."""
-        while self._thread.is_alive():
-            self._thread.join(0.5)
-
-    def __enter__(self) -> LMServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.url = f"{self.url}/v1"
 
     def __repr__(self) -> str:
-        return f"LMServer(url={self.url!r}, model_name={self.model_name!r}, closed={self._closed})"
+        return f"LMServer(url={self.url!r}, model_name={self.model_name!r}, closed={self.closed})"
 
 
 def serve(
@@ -758,35 +450,19 @@ def serve(
         with serve(model, tokenizer) as server:
             OpenAIChatModel(server.url, model="local").complete(messages, max_tokens=16)
     """
-    if not isinstance(host, str) or not host:
-        raise TypeError(f"host must be a non-empty str, got {host!r}")
-    if not allow_remote and not is_loopback(host):
-        raise ValueError(
-            f"host {host!r} is not a loopback address; serving beyond this machine needs allow_remote=True"
-        )
-    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-        raise ValueError(f"port must be an int in [0, 65535], got {port!r}")
+    check_bind(host, port, allow_remote=allow_remote)
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise ValueError("api_key must be None or a non-empty string")
     if not isinstance(model_name, str) or not model_name.strip():
         raise ValueError(f"model_name must be a non-empty string, got {model_name!r}")
-    if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
-        raise ValueError(f"max_connections must be a positive int, got {max_connections!r}")
-    if (
-        isinstance(request_timeout, bool)
-        or not isinstance(request_timeout, (int, float))
-        or not 0 < request_timeout < math.inf
-    ):
-        raise ValueError(
-            f"request_timeout must be a positive finite number of seconds, got {request_timeout!r}"
-        )
-    chat = HFChatModel(model, tokenizer, template=template, seed=seed)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    httpd = _HTTPServer(
-        (host, port),
-        _Backend(chat, model_name=model_name, api_key=api_key, log=log),
-        family,
+    settings = ServerSettings(
+        max_body_bytes=MAX_BODY_BYTES,
+        max_json_depth=MAX_JSON_DEPTH,
         max_connections=max_connections,
-        request_timeout=float(request_timeout),
+        request_timeout=request_timeout,
+        name="paperkit-lm",
     )
+    chat = HFChatModel(model, tokenizer, template=template, seed=seed)
+    backend = _Backend(chat, model_name=model_name, api_key=api_key, log=log)
+    httpd = JSONServer((host, port), _app(backend), settings=settings, log=log)
     return LMServer(httpd, host, model_name)
