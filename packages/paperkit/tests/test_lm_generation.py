@@ -154,7 +154,16 @@ def test_filter_logits_keeps_exactly_the_brute_force_set(torch_gen) -> None:
     from paperkit.lm.generation import filter_logits
 
     logits = torch.randn(40, 9, generator=torch_gen, dtype=torch.float64).cpu() * 2
-    for top_k, top_p in [(3, None), (None, 0.5), (5, 0.7), (1, None), (None, 0.05), (0, 1.0), (9, None)]:
+    for top_k, top_p in [
+        (3, None),
+        (None, 0.5),
+        (5, 0.7),
+        (1, None),
+        (None, 0.05),
+        (0, 1.0),
+        (9, None),
+        (None, 0.0),
+    ]:
         kept = torch.isfinite(filter_logits(logits, top_k, top_p))
         for row in range(40):
             probs = torch.softmax(logits[row], -1).tolist()
@@ -191,7 +200,7 @@ def test_top_k_and_top_p_are_validated(tok) -> None:
     model = tiny_causal_lm(tok, d_model=32, max_positions=16)
     with pytest.raises(ValueError, match="top_k must be None or an int >= 0"):
         generate(model, tok, ["a"], max_new_tokens=1, temperature=1.0, top_k=-1)
-    with pytest.raises(ValueError, match=r"top_p must be None or a number in \(0, 1\]"):
-        generate(model, tok, ["a"], max_new_tokens=1, temperature=1.0, top_p=0.0)
+    with pytest.raises(ValueError, match=r"top_p must be None or a number in \[0, 1\]"):
+        generate(model, tok, ["a"], max_new_tokens=1, temperature=1.0, top_p=-0.1)
     with pytest.raises(ValueError, match="top_p must be"):
         generate_completions(model, tok, ["a"], max_new_tokens=1, top_p=1.5)

@@ -155,6 +155,28 @@ def test_seeded_sampling_is_reproducible(client: Any) -> None:
     assert ask(8) != a
 
 
+def test_top_k_and_top_p_reach_the_sampler(client: Any, lm: tuple[Any, Any]) -> None:
+    model, tok = lm
+    prompts = ["Hello", "the cat"]
+    greedy = generate(model, tok, prompts, max_new_tokens=6)
+    for extra in ({"top_k": 1}, {"top_p": 0.0}):  # one candidate a step: sampling is greedy
+        r = client.completions.create(
+            model="tiny", prompt=prompts, max_tokens=6, temperature=1.0, seed=3, extra_body=extra
+        )
+        assert [c.text for c in sorted(r.choices, key=lambda c: c.index)] == greedy
+    kw = {"max_new_tokens": 6, "temperature": 1.0, "seed": 3, "top_k": 5, "top_p": 0.9}
+    r = client.completions.create(
+        model="tiny",
+        prompt=prompts,
+        max_tokens=6,
+        temperature=1.0,
+        seed=3,
+        top_p=0.9,
+        extra_body={"top_k": 5},
+    )
+    assert [c.text for c in sorted(r.choices, key=lambda c: c.index)] == generate(model, tok, prompts, **kw)
+
+
 def test_wrong_or_missing_api_key_is_401(server: Any) -> None:
     bad = openai.OpenAI(base_url=server.url, api_key="wrong", max_retries=0)
     with pytest.raises(openai.AuthenticationError) as err:
@@ -196,7 +218,10 @@ MALFORMED = [
     ("empty stop string", {**GOOD, "stop": [""]}, 400, "stop"),
     ("seed negative", {**GOOD, "seed": -1}, 400, "seed"),
     ("stream", {**GOOD, "stream": True}, 400, "stream"),
-    ("top_p", {**GOOD, "top_p": 0.5}, 400, "top_p"),
+    ("top_p above 1", {**GOOD, "top_p": 1.5}, 400, "top_p"),
+    ("top_p a string", {**GOOD, "top_p": "0.5"}, 400, "top_p"),
+    ("top_k negative", {**GOOD, "top_k": -1}, 400, "top_k"),
+    ("top_k a float", {**GOOD, "top_k": 2.5}, 400, "top_k"),
     ("logprobs", {**GOOD, "logprobs": True}, 400, "logprobs"),
     ("longer than the context", {**GOOD, "max_tokens": 500}, 400, "max_tokens"),
 ]

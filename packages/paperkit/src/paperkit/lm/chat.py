@@ -133,8 +133,12 @@ class HFChatModel:
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
         seed: int | None = None,
+        top_k: int | None = None,
+        top_p: float | None = None,
     ) -> list[Completion]:
-        """Complete raw prompts (no template) with finish reasons and token counts; what the server uses."""
+        """Complete raw prompts (no template) with finish reasons and token counts; what the server uses.
+
+        ``top_k``/``top_p`` restrict sampling as in :func:`paperkit.lm.generate` (``None``: off)."""
         if temperature and seed is None:
             seed = self.next_seed()
         return generate_completions(
@@ -146,6 +150,8 @@ class HFChatModel:
             stop=() if stop is None else stop,
             seed=seed,
             device=str(model_device(self.model)),
+            top_k=top_k,
+            top_p=top_p,
         )
 
     def complete(

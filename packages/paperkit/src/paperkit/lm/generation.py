@@ -43,14 +43,15 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
     top-k keeps the ``top_k`` largest logits of each row (``None`` or 0: all; tokens tied with the k-th
     largest are all kept). top-p (then, on what top-k kept) keeps the smallest set of most probable
     tokens whose softmax mass reaches ``top_p``: a token stays when the mass of the tokens more probable
-    than it is below ``top_p`` (``None`` or 1: all); the most probable token always stays.
+    than it is below ``top_p`` (``None`` or 1: all); the most probable token always stays (so ``top_p=0``
+    keeps only it).
     """
     if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 0):
         raise ValueError(f"top_k must be None or an int >= 0 (0: off), got {top_k!r}")
     if top_p is not None and (
-        not isinstance(top_p, (int, float)) or isinstance(top_p, bool) or not 0 < top_p <= 1
+        not isinstance(top_p, (int, float)) or isinstance(top_p, bool) or not 0 <= top_p <= 1
     ):
-        raise ValueError(f"top_p must be None or a number in (0, 1] (1: off), got {top_p!r}")
+        raise ValueError(f"top_p must be None or a number in [0, 1] (1: off), got {top_p!r}")
     out = logits
     if top_k and top_k < logits.shape[-1]:
         kth = torch.topk(out, top_k, dim=-1).values[..., -1:]

@@ -19,8 +19,9 @@ Limits (each refusal says which limit it hit):
   for: a client trickling headers is cut off then (408 if its body was still arriving), and an idle
   keep-alive connection is closed after 30 s.
 
-Sampling: ``temperature`` defaults to 1 as in OpenAI's API (send 0 for greedy); ``seed`` makes a sampled
-request reproducible; without one, seeds come from the server's own seeded stream.
+Sampling: ``temperature`` defaults to 1 as in OpenAI's API (send 0 for greedy); ``top_p`` in [0, 1] (nucleus)
+and ``top_k`` >= 0 (vLLM's extension; 0 = off) restrict it; ``seed`` makes a sampled request reproducible;
+without one, seeds come from the server's own seeded stream.
 Generation is serialised by a lock: requests are answered one at a time. The HTTP core (bind checks, body
 limits, deadlines, bounded connections, JSON errors) is :mod:`paperkit.serve`.
 """
@@ -130,7 +131,6 @@ def _unsupported(body: dict[str, Any]) -> None:
             lambda v: v not in (None, False, 0),
             "log-probabilities are not returned by this server",
         ),
-        ("top_p", lambda v: v not in (None, 1, 1.0), "only top_p = 1 is supported (no nucleus sampling)"),
         ("presence_penalty", lambda v: v not in (None, 0, 0.0), "presence_penalty is not supported"),
         ("frequency_penalty", lambda v: v not in (None, 0, 0.0), "frequency_penalty is not supported"),
         ("logit_bias", lambda v: bool(v), "logit_bias is not supported"),
@@ -220,6 +220,8 @@ def parse_body(data: bytes) -> dict[str, Any]:
 class _Sampling:
     max_tokens: int | None
     temperature: float
+    top_k: int | None
+    top_p: float
     n: int
     stop: list[str]
     seed: int | None
@@ -233,6 +235,8 @@ def _sampling(body: dict[str, Any], default_max_tokens: int | None) -> _Sampling
     return _Sampling(
         max_tokens=max_tokens,
         temperature=_number(body, "temperature", 1.0, 0.0, 2.0),
+        top_k=_int(body, "top_k", None, 0),
+        top_p=_number(body, "top_p", 1.0, 0.0, 1.0),
         n=_int(body, "n", 1, 1, MAX_N) or 1,
         stop=_stop(body),
         seed=_int(body, "seed", None, 0, 2**63 - 1),
@@ -318,6 +322,8 @@ class _Backend:
                 temperature=s.temperature,
                 stop=s.stop,
                 seed=s.seed,
+                top_k=s.top_k,
+                top_p=s.top_p,
             )
 
     def usage(self, completions: list[Completion], n: int) -> dict[str, int]:
