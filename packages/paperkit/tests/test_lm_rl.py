@@ -15,6 +15,7 @@ from paperkit.lm.rl import (  # noqa: E402
     PPOConfig,
     ValueHeadLM,
     adaptive_kl_coef,
+    episode_returns,
     gae,
     ppo_policy_loss,
     ppo_step,
@@ -97,6 +98,20 @@ def test_gae_matches_a_per_row_loop(gamma, lam, torch_gen):
     if lam == 1.0 and gamma == 1.0:  # reward-to-go minus V
         rtg = torch.where(m, r, 0.0).flip(-1).cumsum(-1).flip(-1)
         torch.testing.assert_close(adv, torch.where(m, rtg - v, 0.0), rtol=1e-12, atol=1e-12)
+
+
+def test_episode_returns_are_discounted_sums_of_later_rounds():
+    r = torch.tensor([[1.0, 0.0, 2.0, -1.0], [0.5, 0.5, 0.5, 0.5]], dtype=F64)
+    g = episode_returns(r, 0.9)
+    for e in range(2):
+        for s in range(4):
+            expected = sum(0.9 ** (t - s) * float(r[e, t]) for t in range(s, 4))
+            assert float(g[e, s]) == pytest.approx(expected, abs=1e-12)
+    torch.testing.assert_close(episode_returns(r, 0.0), r)
+    with pytest.raises(ValueError, match="gamma must be in"):
+        episode_returns(r, 1.5)
+    with pytest.raises(ValueError, match=r"\(E, S\)"):
+        episode_returns(r[0], 0.9)
 
 
 def test_shape_mismatches_are_refused():

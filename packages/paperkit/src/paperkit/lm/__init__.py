@@ -16,7 +16,7 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
 - RL (:mod:`paperkit.lm.rl`): :func:`sample_k` (K completions a prompt with their log-probs, a
   :class:`Rollout`), :func:`rloo_advantages`, :func:`sequence_kl`, :func:`rloo_loss`, and PPO with a value
   head: :class:`ValueHeadLM`, :class:`PPOConfig`, :func:`ppo_step` (:func:`token_rewards`, :func:`gae`,
-  :func:`ppo_policy_loss`, :func:`ppo_value_loss`, :func:`adaptive_kl_coef`).
+  :func:`ppo_policy_loss`, :func:`ppo_value_loss`, :func:`adaptive_kl_coef`, :func:`episode_returns`).
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
   :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         Rollout,
         ValueHeadLM,
         adaptive_kl_coef,
+        episode_returns,
         gae,
         ppo_policy_loss,
         ppo_step,
@@ -102,6 +103,7 @@ _WHERE = {
     "Rollout": "rl",
     "ValueHeadLM": "rl",
     "adaptive_kl_coef": "rl",
+    "episode_returns": "rl",
     "gae": "rl",
     "ppo_policy_loss": "rl",
     "ppo_step": "rl",
@@ -149,6 +151,7 @@ __all__ = [
     "dpo_loss",
     "dpo_pl_loss",
     "encode_prompt_response",
+    "episode_returns",
     "filter_logits",
     "gae",
     "generate",

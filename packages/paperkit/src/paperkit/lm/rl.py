@@ -267,6 +267,22 @@ def gae(rewards: Tensor, values: Tensor, mask: Tensor, gamma: float, lam: float)
     return adv, returns
 
 
+def episode_returns(step_rewards: Tensor, gamma: float) -> Tensor:
+    """(E, S) discounted returns G_s = Σ_{s' >= s} γ^(s' − s) r_s' of E episodes of S steps (prompt/answer
+    rounds of a game): pass them, flattened, as :func:`ppo_step`'s ``scores`` to credit a round with what
+    follows it; γ = 0 keeps each round's own reward (TRL's per-step PPO, the paper's setting)."""
+    if step_rewards.dim() != 2:
+        raise ValueError(f"step_rewards must be (E, S), got shape {tuple(step_rewards.shape)}")
+    if not 0 <= gamma <= 1:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+    out = torch.zeros_like(step_rewards)
+    running = torch.zeros_like(step_rewards[:, 0])
+    for s in range(step_rewards.shape[1] - 1, -1, -1):  # S rounds, every episode at once
+        running = step_rewards[:, s] + gamma * running
+        out[:, s] = running
+    return out
+
+
 def whiten(x: Tensor, mask: Tensor) -> Tensor:
     """(x − mean) / std over the masked entries (0 elsewhere); std with Bessel's correction, floored."""
     n = mask.sum()
