@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from paperkit.lm import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer, word_tokenizer
+from paperkit.lm import SPECIAL_TOKENS, char_tokenizer, train_bpe_tokenizer, word_pieces, word_tokenizer
 
 CORPUS = [
     "the cat sat on the mat.",
@@ -125,6 +125,38 @@ def test_word_tokenizer_ids_round_trip_and_match_a_hand_cut() -> None:
     assert tok("action1")["input_ids"] == [tokens.index("action1")]  # one token, not a char split
     assert tok("you dance")["input_ids"] == [tokens.index("you"), tokens.index(" "), 3]  # unknown word
     assert tok("action3")["input_ids"] == [3]  # an unknown word is one <unk>, not seven
+
+
+def test_word_pieces_cover_their_texts() -> None:
+    texts = ["you got 3 points, they got 0.", "answer: action1 or action2?\n"]
+    pieces = word_pieces(texts)
+    assert pieces == sorted(
+        {
+            "you",
+            "got",
+            "3",
+            "points",
+            ",",
+            "they",
+            "0",
+            ".",
+            "answer",
+            ":",
+            "action1",
+            "or",
+            "action2",
+            "?",
+            " ",
+            "\n",
+        }
+    )
+    tok = word_tokenizer(pieces)
+    for text in texts:
+        assert tok.unk_token_id not in tok(text)["input_ids"] and tok.decode(tok(text)["input_ids"]) == text
+    with pytest.raises(TypeError, match="not a single str"):
+        word_pieces("you")
+    with pytest.raises(TypeError, match="item 0 is int"):
+        word_pieces([1])  # type: ignore[list-item]
 
 
 def test_word_tokenizer_rejects_bad_vocabularies() -> None:

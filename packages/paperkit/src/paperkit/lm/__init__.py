@@ -6,7 +6,8 @@ No weights are downloaded: tokenizers are built from an alphabet or trained on y
 initialised from a config with an explicit seed, fine-tuned in a few hundred steps, and served over an
 OpenAI-compatible API when a method talks to "an LLM endpoint".
 
-- Tokenizers: :func:`char_tokenizer`, :func:`word_tokenizer`, :func:`train_bpe_tokenizer`
+- Tokenizers: :func:`char_tokenizer`, :func:`word_tokenizer` (:func:`word_pieces`),
+  :func:`train_bpe_tokenizer`
   (``full_bytes=True``: all 256 bytes; specials ``<pad>`` ``<bos>`` ``<eos>`` ``<unk>``).
 - Models: :func:`tiny_causal_lm` (GPT-2 or Llama), :func:`save_model`, :func:`load_model`.
 - Scoring: :func:`encode_prompt_response`, :func:`sequence_logprobs`
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
         SPECIAL_TOKENS,
         char_tokenizer,
         train_bpe_tokenizer,
+        word_pieces,
         word_tokenizer,
     )
     from paperkit.lm.training import (
@@ -122,6 +124,7 @@ _WHERE = {
     "SPECIAL_TOKENS": "tokenization",
     "char_tokenizer": "tokenization",
     "train_bpe_tokenizer": "tokenization",
+    "word_pieces": "tokenization",
     "word_tokenizer": "tokenization",
     "TrainConfig": "training",
     "index_batches": "training",
@@ -179,6 +182,7 @@ __all__ = [
     "train_bpe_tokenizer",
     "train_causal_lm",
     "whiten",
+    "word_pieces",
     "word_tokenizer",
 ]
 assert set(__all__) == set(_WHERE)

@@ -255,8 +255,9 @@ def gae(rewards: Tensor, values: Tensor, mask: Tensor, gamma: float, lam: float)
     adv = torch.zeros_like(rewards)
     next_v = torch.zeros_like(rewards[:, 0])
     next_a = torch.zeros_like(rewards[:, 0])
-    # a loop over positions (L, a few tokens); every row at once
-    for t in range(rewards.shape[1] - 1, -1, -1):
+    cols = torch.nonzero(mask.any(0)).flatten().tolist()  # only columns holding completion tokens
+    # a loop over those positions (a completion's few tokens); every row at once
+    for t in range(cols[-1] if cols else -1, (cols[0] if cols else 0) - 1, -1):
         on = mask[:, t]
         delta = rewards[:, t] + gamma * next_v - values[:, t]
         a = delta + gamma * lam * next_a

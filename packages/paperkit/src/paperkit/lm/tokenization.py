@@ -74,6 +74,20 @@ def char_tokenizer(alphabet: str | Iterable[str]) -> PreTrainedTokenizerFast:
     return _wrap(backend)
 
 
+def word_pieces(texts: Iterable[str]) -> list[str]:
+    """The distinct pieces (:data:`WORD_PIECE`) of ``texts``, sorted: a vocabulary for :func:`word_tokenizer`
+    that covers every text given (e.g. a prompt template rendered with every value it can take)."""
+    if isinstance(texts, str):
+        raise TypeError("texts must be an iterable of strings, not a single str")
+    piece = re.compile(WORD_PIECE)
+    found: set[str] = set()
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts must be strings; item {i} is {type(text).__name__}")
+        found.update(piece.findall(text))
+    return sorted(found)
+
+
 def word_tokenizer(vocabulary: Iterable[str], *, whitespace: str = " \n") -> PreTrainedTokenizerFast:
     """A word-level tokenizer: one token per piece of ``vocabulary`` (plus the four special tokens).
 
