@@ -1,4 +1,4 @@
-"""Tokens per second of paperkit.lm's tiny GPT-2 on one thread: SFT training and sampled generation.
+"""Tokens per second of paperkit.lm's tiny GPT-2 on one thread: SFT training, sampled generation, PPO steps.
 
 Run: ``python packages/paperkit/benchmarks/lm_throughput.py`` (about a minute). The model is the size the
 wave-2 LLM papers use (2 layers, 4 heads, d_model 128, 256 positions) over a word-level vocabulary; rates
@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import platform
 import time
+from typing import Any
 
 import torch
 from paperkit.lm import TrainConfig, generate_completions, tiny_causal_lm, train_causal_lm, word_tokenizer
+from paperkit.lm.rl import PPOConfig, ValueHeadLM, ppo_step, sample_k
 
 WORDS = [*"abcdefghijklmnopqrstuvwxyz", *"0123456789", "action1", "action2", ":", ",", ".", "?"]
 
@@ -58,7 +60,25 @@ def main() -> None:
             done = generate_completions(model, tok, ps, max_new_tokens=new, temperature=1.0, seed=r)
             made += sum(c.completion_tokens for c in done)  # rows that stopped early count what they made
         out[f"{name}_new_tokens_per_cpu_s"] = round(made / (time.process_time() - t))
+    out.update(ppo_seconds(tok, model, prompts))
     print(json.dumps(out, indent=1))
+
+
+def ppo_seconds(tok: Any, model: Any, prompts: list[str]) -> dict[str, float]:
+    """CPU-seconds of one PPO step (sample 2 tokens a row, PPOConfig()'s 4 epochs) on 47-token prompts."""
+    reference = tiny_causal_lm(tok, n_layer=2, n_head=4, d_model=128, max_positions=256, seed=0)
+    policy = ValueHeadLM(model)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-5)
+    out = {}
+    for rows in (5, 20):
+        for step in range(4):  # the first is a warm-up
+            if step == 1:
+                t = time.process_time()
+            ro = sample_k(model, tok, prompts[:rows], 1, max_new_tokens=2, seed=step)
+            scores = torch.tensor([float("action1" in x) for x in ro.texts])
+            ppo_step(policy, reference, ro, scores, optimizer, PPOConfig())
+        out[f"ppo_step_{rows}_rows_cpu_s"] = round((time.process_time() - t) / 3, 3)
+    return out
 
 
 if __name__ == "__main__":
