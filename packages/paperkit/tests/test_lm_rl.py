@@ -26,6 +26,7 @@ from paperkit.lm.rl import (  # noqa: E402
     sample_k,
     sequence_kl,
     token_rewards,
+    whiten,
 )
 
 F64 = torch.float64
@@ -122,6 +123,12 @@ def test_shape_mismatches_are_refused():
         token_rewards(torch.zeros(3), z, z, m, 0.1)
     with pytest.raises(ValueError, match="differ"):
         sequence_kl(z, z, torch.ones(2, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"share one \(N, L\) shape.*'advantages': \(2, 4\)"):
+        ppo_policy_loss(z, z, torch.zeros(2, 4), m, 0.2)
+    with pytest.raises(ValueError, match="clip must be a number > 0"):
+        ppo_value_loss(z, z, z, m, 0.0)
+    with pytest.raises(ValueError, match="share one"):
+        whiten(z, torch.ones(3, dtype=torch.bool))
 
 
 def test_ppo_clip_matches_a_hand_computation():
@@ -269,3 +276,14 @@ def test_ppo_rejects_bad_input(tok):
         ppo_step(model, model, ro, torch.zeros(2), opt, PPOConfig())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="pass a generator"):
         ppo_step(policy, model, ro, torch.zeros(2), opt, PPOConfig(minibatches=2))
+
+
+def test_whiten_normalises_the_masked_entries_only():
+    x = torch.tensor([[1.0, 2.0, 3.0, 100.0], [4.0, 5.0, 6.0, -50.0]], dtype=F64)
+    m = torch.tensor([[True, True, True, False], [True, True, True, False]])
+    w = whiten(x, m)
+    vals = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    mean = sum(vals) / 6
+    std = math.sqrt(sum((v - mean) ** 2 for v in vals) / 5 + 1e-8)
+    torch.testing.assert_close(w[m], torch.tensor([(v - mean) / std for v in vals], dtype=F64))
+    assert (w[~m] == 0).all()

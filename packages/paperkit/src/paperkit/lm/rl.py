@@ -284,8 +284,17 @@ def episode_returns(step_rewards: Tensor, gamma: float) -> Tensor:
     return out
 
 
+def _same_shape(clip: float, **tensors: Tensor) -> None:
+    if not (isinstance(clip, (int, float)) and clip > 0):
+        raise ValueError(f"clip must be a number > 0, got {clip!r}")
+    shapes = {name: tuple(t.shape) for name, t in tensors.items()}
+    if len(set(shapes.values())) > 1:
+        raise ValueError(f"these must share one (N, L) shape: {shapes}")
+
+
 def whiten(x: Tensor, mask: Tensor) -> Tensor:
     """(x − mean) / std over the masked entries (0 elsewhere); std with Bessel's correction, floored."""
+    _same_shape(1.0, x=x, mask=mask)
     n = mask.sum()
     mean = (x * mask).sum() / n
     var = (((x - mean) * mask) ** 2).sum() / (n - 1).clamp(min=1)
@@ -299,6 +308,7 @@ def ppo_policy_loss(
 
     loss = mean_t max(−A ρ, −A clip(ρ, 1 − ε, 1 + ε)), ρ = exp(log π − log π_old); clip_fraction is the
     share of tokens where the clipped term is the larger (the gradient is cut)."""
+    _same_shape(clip, logp=logp, old_logp=old_logp, advantages=advantages, mask=mask)
     ratio = torch.exp(logp - old_logp)
     plain = -advantages * ratio
     clipped = -advantages * ratio.clamp(1.0 - clip, 1.0 + clip)
@@ -310,6 +320,7 @@ def ppo_policy_loss(
 
 def ppo_value_loss(values: Tensor, old_values: Tensor, returns: Tensor, mask: Tensor, clip: float) -> Tensor:
     """½ mean_t max((V − R)², (clip(V, V_old ± ε) − R)²) over masked tokens (TRL's clipped value loss)."""
+    _same_shape(clip, values=values, old_values=old_values, returns=returns, mask=mask)
     clipped = old_values + (values - old_values).clamp(-clip, clip)
     worst = torch.maximum((values - returns) ** 2, (clipped - returns) ** 2)
     return 0.5 * (worst * mask).sum() / mask.sum().clamp(min=1)
