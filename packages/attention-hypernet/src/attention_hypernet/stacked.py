@@ -69,9 +69,9 @@ class StackedTransformer(nn.Module):
             None if rel is None else (rel.num_buckets, rel.max_distance, rel.bidirectional)
         )
         self.names = [n for n, _ in ref.named_parameters()]
-        self.flat = nn.ParameterList(
-            nn.Parameter(torch.stack([dict(m.named_parameters())[n].detach() for m in models]).clone())
-            for n in self.names
+        params = [dict(m.named_parameters()) for m in models]
+        self.flat = nn.ParameterList(  # torch.stack copies: the models' own tensors stay untouched
+            nn.Parameter(torch.stack([p[n].detach() for p in params])) for n in self.names
         )
         # contiguous runs of models with one mixer: (start, stop, norm, value_net)
         self.groups: list[tuple[int, int, str, str]] = []
