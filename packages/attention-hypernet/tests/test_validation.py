@@ -416,6 +416,40 @@ CASES = {
         "splits",
     ),
     "METHODS call": (lambda: ah.METHODS["hyla"].call(LOGIC, CFG, seed=-1), ValueError, "seed"),
+    "run_methods jobs": (lambda: ah.run_methods("hyla", CFG), ValueError, "jobs must be"),
+    "run_methods seed": (lambda: ah.run_methods([("hyla", LOGIC, True)], CFG), TypeError, "seed must be"),
+    "run_methods task": (lambda: ah.run_methods([("hyla", "logic", 0)], CFG), TypeError, "task must be"),
+    "run_methods config": (lambda: ah.run_methods([("hyla", LOGIC, 0)], None), TypeError, "config"),
+    "run_methods eval_n": (lambda: ah.run_methods([("hyla", LOGIC, 0)], CFG, eval_n=2), ValueError, "eval_n"),
+    # stacked training
+    "StackedTransformer models": (lambda: ah.StackedTransformer(_model()), ValueError, "models must be"),
+    "StackedTransformer causal": (
+        lambda: ah.StackedTransformer(
+            [Transformer(5, 1, d_model=8, n_layers=1, n_heads=2, d_qk=4, d_v=4, d_mlp=8, causal=True)]
+        ),
+        ValueError,
+        "causal",
+    ),
+    "train_stacked config": (
+        lambda: ah.train_stacked([_model()], [LOGIC], None, seeds=[0]),
+        TypeError,
+        "config",
+    ),
+    "train_stacked tasks": (
+        lambda: ah.train_stacked([_model()], [SRaven(num_features=1)], CFG, seeds=[0]),
+        ValueError,
+        "task needs",
+    ),
+    "train_stacked seeds": (
+        lambda: ah.train_stacked([_model()], [LOGIC], CFG, seeds=[-1]),
+        ValueError,
+        "seed",
+    ),
+    "train_stacked device": (
+        lambda: ah.train_stacked([_model()], [LOGIC], CFG, seeds=[0], device="meta"),
+        ValueError,
+        "device",
+    ),
 }
 
 

@@ -33,6 +33,8 @@ PUBLIC = {
     "TrainConfig": "training",
     "build_model": "training",
     "train": "training",
+    "train_stacked": "training",
+    "StackedTransformer": "stacked",
     "evaluate": "training",
     "lr_at": "training",
     "task_loss": "training",
@@ -42,6 +44,7 @@ PUBLIC = {
     "METHODS": "methods",
     "MixerRun": "methods",
     "run_method": "methods",
+    "run_methods": "methods",
 }
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
@@ -58,7 +61,7 @@ if TYPE_CHECKING:
         rms_head,
     )
     from attention_hypernet.logic import FuzzyLogic, LogicBatch, fuzzy_or_of_ands  # noqa: F401
-    from attention_hypernet.methods import METHODS, MixerRun, run_method  # noqa: F401
+    from attention_hypernet.methods import METHODS, MixerRun, run_method, run_methods  # noqa: F401
     from attention_hypernet.probe import last_pair_codes, logic_latent_r2, ridge_r2  # noqa: F401
     from attention_hypernet.sraven import (  # noqa: F401
         RULES,
@@ -68,7 +71,16 @@ if TYPE_CHECKING:
         rule_answers,
         rule_grids,
     )
-    from attention_hypernet.training import TrainConfig, build_model, evaluate, lr_at, task_loss, train  # noqa: F401
+    from attention_hypernet.stacked import StackedTransformer  # noqa: F401
+    from attention_hypernet.training import (  # noqa: F401
+        TrainConfig,
+        build_model,
+        evaluate,
+        lr_at,
+        task_loss,
+        train,
+        train_stacked,
+    )
     from attention_hypernet.transformer import MIXERS, RelativePositionBias, Transformer  # noqa: F401
 
 __version__ = paperkit.package_version("iclr25-attention-hypernet")

@@ -42,6 +42,7 @@ __all__ = [
     "GeneratedNetwork",
     "HyperAttention",
     "apply_generated",
+    "attention_kernel",
     "lecun_normal_",
     "mix_values",
     "normalise_scores",
@@ -161,6 +162,16 @@ def _mix_values(a: torch.Tensor, v: torch.Tensor, value_net: str) -> torch.Tenso
     if value_net == "relu_mlp":
         hidden = torch.relu(hidden)
     return torch.einsum("bhqk,bqkd->bqhd", a, hidden)
+
+
+def attention_kernel(
+    scores: torch.Tensor, v: torch.Tensor, *, norm: str, value_net: str, eps: float = 1e-6
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Unchecked kernel (callers validate): raw ``scores (N, H, Q, K)`` (bias added, no mask) and
+    ``v (N, K, H, dv)`` -> ``(mixed (N, Q, H, dv), a (N, H, Q, K))``, the step of ``HyperAttention.forward``
+    between its projections; the stacked trainer runs it on many models' scores at once."""
+    a = _normalise_scores(scores, norm, None, eps)
+    return _mix_values(a, v, value_net), a
 
 
 @dataclass(frozen=True)

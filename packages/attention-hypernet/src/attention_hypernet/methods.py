@@ -13,7 +13,7 @@ method the same initial draws (shapes are equal), the same training problems and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -24,10 +24,10 @@ from attention_hypernet._checks import check_device
 from attention_hypernet.logic import FuzzyLogic
 from attention_hypernet.probe import logic_latent_r2
 from attention_hypernet.sraven import SRaven
-from attention_hypernet.training import TrainConfig, build_model, evaluate, train
+from attention_hypernet.training import TrainConfig, build_model, evaluate, train, train_stacked
 from attention_hypernet.transformer import MIXERS
 
-__all__ = ["METHODS", "MethodInfo", "MixerRun", "run_method"]
+__all__ = ["METHODS", "MethodInfo", "MixerRun", "run_method", "run_methods"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,50 @@ def run_method(
     losses = train(model, task, config, seed=seed, device=device)
     metrics = {s: evaluate(model, task, s, n=eval_n, seed=seed, device=device) for s in splits}
     return MixerRun(losses, metrics, probe(), probe_init)
+
+
+def run_methods(
+    jobs: Sequence[tuple[str, FuzzyLogic | SRaven, int]],
+    config: TrainConfig,
+    *,
+    device: str = "cpu",
+    eval_n: int = 2048,
+    splits: tuple[str, ...] = ("train", "test", "ood"),
+) -> list[MixerRun]:
+    """``run_method(name, task, config, seed=seed)`` for every ``(name, task, seed)`` of ``jobs``, trained
+    together as one stacked model (:func:`~attention_hypernet.training.train_stacked`): the same runs up
+    to float rounding, in one training loop."""
+    if not isinstance(jobs, (list, tuple)) or not jobs:
+        raise ValueError(f"jobs must be a non-empty list of (name, task, seed), got {jobs!r}")
+    for i, job in enumerate(jobs):
+        if not isinstance(job, tuple) or len(job) != 3:
+            raise TypeError(f"jobs[{i}] must be a (name, task, seed) tuple, got {job!r}")
+        check_choice(job[0], f"jobs[{i}] name", MIXERS)
+        check_instance(job[1], f"jobs[{i}] task", (FuzzyLogic, SRaven))
+        check_seed(job[2], f"jobs[{i}] seed")
+    check_instance(config, "config", TrainConfig)
+    eval_n = check_int(eval_n, "eval_n", low=8)
+    check_device(device)
+    splits = tuple(
+        check_choice(s, "splits", ("train", "test", "ood")) for s in check_strings(splits, "splits")
+    )
+    models = [build_model(t, config, n, seed=s, device=device) for n, t, s in jobs]
+
+    def probe(i: int) -> float:
+        _, task, seed = jobs[i]
+        if isinstance(task, FuzzyLogic):
+            return logic_latent_r2(models[i], task, n=eval_n, seed=seed, device=device)
+        return float("nan")
+
+    probe_init = [probe(i) for i in range(len(jobs))]
+    losses = train_stacked(
+        models, [t for _, t, _ in jobs], config, seeds=[s for _, _, s in jobs], device=device
+    )
+    out = []
+    for i, (m, (_, task, seed)) in enumerate(zip(models, jobs, strict=True)):
+        metrics = {sp: evaluate(m, task, sp, n=eval_n, seed=seed, device=device) for sp in splits}
+        out.append(MixerRun(losses[i], metrics, probe(i), probe_init[i]))
+    return out
 
 
 METHODS: dict[str, MethodInfo] = {

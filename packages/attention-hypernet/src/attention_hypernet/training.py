@@ -25,9 +25,20 @@ from paperkit import check_choice, check_instance, check_int, check_number, chec
 from attention_hypernet._checks import check_device, check_tensor
 from attention_hypernet.logic import FuzzyLogic, LogicBatch
 from attention_hypernet.sraven import SRaven, SRavenBatch
+from attention_hypernet.stacked import StackedTransformer
 from attention_hypernet.transformer import Transformer
 
-__all__ = ["AdamW", "TrainConfig", "build_model", "decay_mask", "evaluate", "lr_at", "task_loss", "train"]
+__all__ = [
+    "AdamW",
+    "TrainConfig",
+    "build_model",
+    "decay_mask",
+    "evaluate",
+    "lr_at",
+    "task_loss",
+    "train",
+    "train_stacked",
+]
 
 Task = FuzzyLogic | SRaven
 
@@ -229,6 +240,68 @@ def train(
         opt.step(lr_at(step, lr=config.lr, warmup=config.warmup, steps=config.steps))
         losses[step] = loss.detach()
     return losses.cpu().numpy()
+
+
+def _stacked_loss(task: Task, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-model losses ``(M,)`` of ``task_loss`` on ``out (M, B, T, o)`` and targets ``y (M, B[, F])``."""
+    if isinstance(task, FuzzyLogic):
+        return (out[:, :, -1, 0] - y).pow(2).mean(1)
+    F, M = task.num_features, out.shape[0]
+    ce = torch.nn.functional.cross_entropy(
+        out[:, :, -F:].reshape(-1, out.shape[-1]), y.reshape(-1), reduction="none"
+    )
+    return ce.reshape(M, -1).mean(1)
+
+
+def train_stacked(
+    models: list[Transformer],
+    tasks: list[Task],
+    config: TrainConfig,
+    *,
+    seeds: list[int],
+    device: str = "cpu",
+) -> np.ndarray:
+    """Train every ``models[i]`` on ``tasks[i]`` from ``seeds[i]`` as :func:`train` would, all at once.
+
+    The models are stacked (:class:`StackedTransformer`) and trained in one loop; model ``i`` sees the
+    problems ``train(models[i], tasks[i], config, seed=seeds[i])`` sees (one generator per distinct
+    ``(task, seed)``, drawn in the same order) and gets the same updates up to float rounding. The
+    trained parameters are written back into ``models``. Returns the ``(M, steps)`` training losses.
+    """
+    check_instance(config, "config", TrainConfig)
+    for name, seq in (("models", models), ("tasks", tasks), ("seeds", seeds)):
+        if not isinstance(seq, (list, tuple)) or len(seq) == 0:
+            raise ValueError(f"{name} must be a non-empty list, got {seq!r}")
+    if not len(models) == len(tasks) == len(seeds):
+        raise ValueError(
+            f"models, tasks and seeds must have one length, got {len(models)}, {len(tasks)}, {len(seeds)}"
+        )
+    for i, (m, t) in enumerate(zip(models, tasks, strict=True)):
+        _check_model_task(m, t)
+        _check_model_device(m, device)
+        t0 = tasks[0]
+        if type(t) is not type(t0) or (
+            isinstance(t, SRaven) and isinstance(t0, SRaven) and t.num_features != t0.num_features
+        ):
+            raise ValueError(f"tasks[{i}] must be of the kind and size of tasks[0], got {t!r}")
+    seeds = [check_seed(s) for s in seeds]
+    keys = list(dict.fromkeys(zip(tasks, seeds, strict=True)))  # distinct (task, seed), first-seen order
+    streams = [_batches(t, config.batch_size, "train", np.random.default_rng([s, 1])) for t, s in keys]
+    pick = torch.tensor([keys.index(k) for k in zip(tasks, seeds, strict=True)], device=device)
+    stacked = StackedTransformer(models)
+    opt = AdamW(list(stacked.parameters()), decay_mask(models[0]), weight_decay=config.weight_decay)
+    losses = torch.empty(config.steps, len(models), device=device)
+    for step in range(config.steps):
+        pairs = [_to(next(stream), device) for stream in streams]
+        x = torch.stack([p[0] for p in pairs])[pick]
+        y = torch.stack([p[1] for p in pairs])[pick]
+        loss = _stacked_loss(tasks[0], stacked(x), y)
+        opt.zero_grad()
+        loss.sum().backward()  # the models share no parameter: each gets its own loss's gradient
+        opt.step(lr_at(step, lr=config.lr, warmup=config.warmup, steps=config.steps))
+        losses[step] = loss.detach()
+    stacked.unstack_into(models)
+    return losses.T.cpu().numpy()
 
 
 @torch.no_grad()

@@ -69,7 +69,7 @@ _SMOKE_LOGIC = replace(_logic_train(6), d_model=16, d_mlp=16, batch_size=8)
 
 @dataclass(frozen=True)
 class Config(Scales):
-    """Defaults are the full run (about 4-5 CPU-minutes); ``quick()`` about 40 CPU-seconds."""
+    """Defaults are the full run (about 6 CPU-minutes); ``quick()`` about 40 CPU-seconds."""
 
     SCALES: ClassVar[ScaleTable] = {
         "quick": {
@@ -90,7 +90,9 @@ class Config(Scales):
     }
 
     logic: FuzzyLogic = field(default_factory=FuzzyLogic)  # official main task logic_4var_2term
-    logic_train: TrainConfig = field(default_factory=lambda: _logic_train(400))
+    # 1,000 steps (15 models at ~18 ms per model-step, stacked: ~6 CPU-minutes in all; ~2,000 would fill
+    # 10 minutes of one idle core). The gate needs far more: softmax test R^2 0.49 after 6,000 (RESULTS.md)
+    logic_train: TrainConfig = field(default_factory=lambda: _logic_train(1000))
     logic_mixers: tuple[str, ...] = ("softmax", "linear", "hyla", "linear_rms_head", "hyla_no_rms_head")
     sraven: SRaven | None = field(default_factory=lambda: SRaven(num_features=2, seed=2024))
     sraven_train: TrainConfig = field(default_factory=lambda: _sraven_train(300))

@@ -9,7 +9,7 @@ import torch
 from paperkit import Report, check_seed, torch_threads, track
 
 from attention_hypernet.attention import HyperAttention, apply_generated
-from attention_hypernet.methods import MixerRun, run_method
+from attention_hypernet.methods import MixerRun, run_methods
 from attention_hypernet.reproduce.claims import claims
 from attention_hypernet.reproduce.config import Config
 from attention_hypernet.reproduce.tables import tables
@@ -52,12 +52,14 @@ def exactness_errors(dtype: torch.dtype, *, seed: int, device: str) -> dict[str,
 
 
 def run_logic(config: Config, seeds: tuple[int, ...], device: str) -> dict[str, list[MixerRun]]:
-    """``{mixer: [run per seed]}``; seed s fixes the train/test split, init, data order and test problems."""
-    out: dict[str, list[MixerRun]] = {m: [] for m in config.logic_mixers}
-    jobs = [(s, m) for s in seeds for m in config.logic_mixers]
-    for s, m in track(jobs, desc="fuzzy logic"):
-        task = replace(config.logic, seed=s)
-        out[m].append(run_method(m, task, config.logic_train, seed=s, device=device, eval_n=config.eval_n))
+    """``{mixer: [run per seed]}``; seed s fixes the train/test split, init, data order and test problems.
+
+    The seeds of one mixer train as one stacked model (``run_methods``; equal to separate runs up to float
+    rounding)."""
+    out: dict[str, list[MixerRun]] = {}
+    for m in track(config.logic_mixers, desc="fuzzy logic"):
+        jobs = [(m, replace(config.logic, seed=s), s) for s in seeds]
+        out[m] = run_methods(jobs, config.logic_train, device=device, eval_n=config.eval_n)
     return out
 
 
@@ -65,12 +67,10 @@ def run_sraven(config: Config, seeds: tuple[int, ...], device: str) -> dict[str,
     """The report-only mini-sraven runs (its OOD split is fixed by the task's own seed, as in the code)."""
     if config.sraven is None:
         return {}
-    out: dict[str, list[MixerRun]] = {m: [] for m in config.sraven_mixers}
-    jobs = [(s, m) for s in seeds[: config.sraven_seeds] for m in config.sraven_mixers]
-    for s, m in track(jobs, desc="sraven"):
-        out[m].append(
-            run_method(m, config.sraven, config.sraven_train, seed=s, device=device, eval_n=config.eval_n)
-        )
+    out: dict[str, list[MixerRun]] = {}
+    for m in track(config.sraven_mixers, desc="sraven"):
+        jobs = [(m, config.sraven, s) for s in seeds[: config.sraven_seeds]]
+        out[m] = run_methods(jobs, config.sraven_train, device=device, eval_n=config.eval_n)
     return out
 
 
