@@ -57,7 +57,7 @@ def test_y_true_feeds_diagnostics_only_and_two_networks_start_from_one_checkpoin
     a = fit_plnl(fn, x, C0, cfg=cfg, seed=3, y_true=y)
     b = fit_plnl(fn, x, C0, cfg=cfg, seed=3)
     assert torch.equal(predict(a.models, x), predict(b.models, x))
-    assert "plg_precision" in a.history and "plg_precision" not in b.history
+    assert "plg_right" in a.history and "plg_right" not in b.history
     assert len(a.models) == 2 and len(a.history["flagged"]) == 4
     single = fit_plnl(fn, x, C0, cfg=cfg.scaled(two_networks=False), seed=3)
     assert len(single.models) == 1

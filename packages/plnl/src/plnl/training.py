@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -200,10 +199,11 @@ class LabelState:
 class PLNLFit:
     """A trained PLNL: ``models`` (t, s) or (t,), the final label state and per-epoch diagnostics.
 
-    ``history`` keys (lists over PLNL epochs; diagnostics need ``y_true``, else only the label-free ones):
-    ``flagged`` (fraction flagged by PLG), ``added`` (mean labels added by NLE per example), and with
-    ``y_true``: ``plg_precision`` (flagged with the right pseudo-label), ``nle_precision`` (added labels
-    that are truly wrong classes), ``nle_example_precision`` (official: examples with no wrong addition).
+    ``history`` keys (lists over PLNL epochs, fractions of the n training examples): ``flagged`` (flagged
+    by PLG), ``added`` (labels added by NLE per example), and with ``y_true``: ``plg_right`` (flagged with
+    the right pseudo-label) and ``nle_wrong`` (examples whose true class NLE added: the official
+    "negative precision" is ``1 - nle_wrong``). PLG precision = ``plg_right / flagged``; NLE precision
+    (added labels that are truly wrong) = ``1 - nle_wrong / added``.
     """
 
     models: tuple[nn.Module, ...]
@@ -255,13 +255,8 @@ def _diagnostics(state: LabelState, C0: torch.Tensor, y_true: torch.Tensor | Non
     out = {"flagged": float(state.flags.float().mean()), "added": float(added.sum(1).mean())}
     if y_true is not None:
         n = len(C0)
-        right = state.y_hat == y_true
-        nf = int(state.flags.sum())
-        out["plg_precision"] = float((right & state.flags).sum()) / nf if nf else math.nan
-        wrong = added[torch.arange(n, device=C0.device), y_true]  # an added label on the true class
-        na = float(added.sum())
-        out["nle_precision"] = 1.0 - float(wrong.sum()) / na if na else math.nan
-        out["nle_example_precision"] = 1.0 - float(wrong.sum()) / n
+        out["plg_right"] = float(((state.y_hat == y_true) & state.flags).float().mean())
+        out["nle_wrong"] = float(added[torch.arange(n, device=C0.device), y_true].mean())  # on the true class
     return out
 
 

@@ -12,7 +12,7 @@ from plnl.reproduce.config import Config
 if TYPE_CHECKING:
     from plnl.reproduce.run import Records
 
-__all__ = ["best_baseline", "claims", "final_diagnostics"]
+__all__ = ["best_baseline", "claims", "final_diagnostics", "precisions"]
 
 ABLATION_TEXT = {
     "plnl_no_plg": "without positive label guessing",
@@ -20,10 +20,19 @@ ABLATION_TEXT = {
 }
 
 
+def precisions(h: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """PLG precision ``plg_right / flagged`` and NLE precision ``1 - nle_wrong / added`` (NaN where PLG
+    flagged nothing or NLE added nothing), beside the raw fractions."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plg = np.where(h["flagged"] > 0, h["plg_right"] / h["flagged"], np.nan)
+        nle = np.where(h["added"] > 0, 1 - h["nle_wrong"] / h["added"], np.nan)
+    return {**h, "plg_precision": plg, "nle_precision": nle}
+
+
 def final_diagnostics(records: Records, method: str = "plnl") -> dict[str, np.ndarray]:
     """``(n_seeds,)`` arrays of the last epoch's PLG/NLE diagnostics of ``method`` at its chosen lr."""
     rs = records.at(method)
-    return {k: np.array([r.history[k][-1] for r in rs], dtype=float) for k in rs[0].history}
+    return precisions({k: np.array([r.history[k][-1] for r in rs], dtype=float) for k in rs[0].history})
 
 
 def best_baseline(records: Records, config: Config) -> str:

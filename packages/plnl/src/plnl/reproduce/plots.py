@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from paperkit import Report
 
+from plnl.reproduce.claims import precisions
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -40,12 +42,12 @@ def _diagnostics(report: Report) -> Figure:
     rs = [r for r in runs if r["method"] == "plnl" and r["lr"] == lr]
     fig = Figure(figsize=(10, 4))
     axes = fig.subplots(1, 2)
-    for key, ax, label in (("flagged", axes[0], "fraction flagged by PLG"),
-                           ("plg_precision", axes[0], "PLG pseudo-label precision"),
-                           ("nle_precision", axes[1], "NLE precision (added are wrong)")):  # fmt: skip
-        for j, r in enumerate(rs):
-            ax.plot(np.arange(len(r["history"][key])), r["history"][key], color="C0" if "flag" in key else
-                    "C1" if "plg" in key else "C2", alpha=0.7, label=label if j == 0 else None)  # fmt: skip
+    curves = [precisions({k: np.asarray(v, float) for k, v in r["history"].items()}) for r in rs]
+    for key, ax, label, colour in (("flagged", axes[0], "fraction flagged by PLG", "C0"),
+                                   ("plg_precision", axes[0], "PLG pseudo-label precision", "C1"),
+                                   ("nle_precision", axes[1], "NLE precision", "C2")):  # fmt: skip
+        for j, h in enumerate(curves):
+            ax.plot(np.arange(len(h[key])), h[key], color=colour, alpha=0.7, label=label if j == 0 else None)
     for ax in axes:
         ax.set_xlabel("PLNL epoch (after pre-training)")
         ax.set_ylabel("fraction")

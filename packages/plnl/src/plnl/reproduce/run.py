@@ -3,7 +3,6 @@ chosen on the dev split (mean over seeds); ablations at PLNL's chosen lr; claims
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,14 +21,14 @@ __all__ = ["Record", "Records", "evaluate", "run"]
 
 @dataclass(frozen=True)
 class Record:
-    """One training run: method, lr and seed; dev and test accuracy; CPU seconds; PLNL's diagnostics."""
+    """One training run: method, lr and seed; dev and test accuracy; PLNL's diagnostics (CPU time is in
+    RESULTS.md, not here: a record must be the same for the same seed)."""
 
     method: str
     lr: float
     seed: int
     dev_acc: float
     test_acc: float
-    cpu_s: float
     history: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -55,7 +54,6 @@ class Records:
 def evaluate(method: str, data: CLLData, config: Config, *, lr: float, seed: int, device: str) -> Record:
     """Train ``method`` on ``data`` with the config's budget and score it on dev and test."""
     x_eval = torch.cat([data.x_dev, data.x_test])
-    t0 = time.process_time()
     fit = run_method(
         method, data.x_train, data.C, x_eval, epochs=config.epochs, pre_epochs=config.pre_epochs, lr=lr,
         seed=seed, device=device, y_true=data.y_train, cons_ramp=config.cons_ramp, lam=config.lam,
@@ -64,13 +62,12 @@ def evaluate(method: str, data: CLLData, config: Config, *, lr: float, seed: int
         method, data.x_train, data.C, x_eval, epochs=config.epochs, pre_epochs=config.pre_epochs, lr=lr,
         seed=seed, device=device, y_true=data.y_train, cons_ramp=config.cons_ramp,
     )  # fmt: skip
-    cpu = time.process_time() - t0
     pred = fit.eval_logits.argmax(1).cpu()
     nd = len(data.x_dev)
     dev = float((pred[:nd] == data.y_dev.cpu()).float().mean())
     test = float((pred[nd:] == data.y_test.cpu()).float().mean())
     hist = {k: v for k, v in fit.history.items() if not k.startswith("loss")}
-    return Record(method, float(lr), seed, dev, test, cpu, hist)
+    return Record(method, float(lr), seed, dev, test, hist)
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:

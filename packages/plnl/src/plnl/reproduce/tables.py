@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from plnl.reproduce.claims import final_diagnostics
+
 if TYPE_CHECKING:
     from plnl.reproduce.run import Records
 
@@ -24,14 +26,12 @@ def tables(records: Records) -> dict[str, list[dict[str, Any]]]:
             "method": m, "lr (dev)": records.chosen[m], "dev acc": _ms(np.array([r.dev_acc for r in rs])),
             "test acc": _ms(np.array([r.test_acc for r in rs])),
             "per seed": " ".join(f"{r.test_acc:.3f}" for r in rs),
-            "CPU s / run": f"{np.mean([r.cpu_s for r in rs]):.1f}",
         })  # fmt: skip
     diag = []
     for m in records.chosen:
-        rs = records.at(m)
-        if not rs[0].history:
+        if not records.at(m)[0].history:
             continue
-        last = {k: np.array([r.history[k][-1] for r in rs]) for k in rs[0].history}
+        last = final_diagnostics(records, m)
         diag.append({"method": m, **{k: _ms(v) for k, v in last.items()}})
     return {
         "Test accuracy at the dev-chosen lr (mean ± sd over seeds)": acc,
