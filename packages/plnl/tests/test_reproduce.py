@@ -33,5 +33,5 @@ def test_config_refuses_unknown_methods_and_a_missing_fair_baseline():
         Config(baselines=("scl_log", "scl_log_ens", "svm"))
     with pytest.raises(ValueError, match="scl_log_ens"):
         Config(baselines=("scl_log",))
-    assert Config().k == 7 and Config().cons_ramp == 20.0
+    assert Config().k == 7 and Config().cons_ramp == 15.0
     assert Margins().ablation_slack == 0.005
