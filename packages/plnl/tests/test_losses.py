@@ -52,7 +52,11 @@ def test_pc_and_forward_closed_form():
     f = F_.tolist()
     r0 = sum(sig(f[0][1] - f[0][k]) for k in range(3))
     r1 = (sum(sig(f[1][0] - f[1][k]) for k in range(3)) + sum(sig(f[1][2] - f[1][k]) for k in range(3))) / 2
-    assert float(pc_loss(F_, C_)) == pytest.approx(-2 * (r0 + r1) / 2 + 3, rel=1e-12)
+    assert float(pc_loss(F_, C_)) == pytest.approx(2 * (r0 + r1) / 2 - 3 + 2, rel=1e-12)
+    # descent lowers the complementary logit (the PLNL repository's sign would raise it)
+    f = F_.clone().requires_grad_(True)
+    pc_loss(f, C_).backward()
+    assert f.grad[0, 1] > 0 and f.grad[1, 0] > 0
     # uniform Q: (pQ)_k = (1 - p_k) / (K - 1)
     p0, p1 = _p(0), _p(1)
     fw = -(math.log((1 - p0[1]) / 2) + math.log((1 - p1[0]) / 2) + math.log((1 - p1[2]) / 2)) / 2

@@ -8,8 +8,10 @@ Every loss is a mean over the batch (a scalar tensor, differentiable in ``f``).
 - SCL-EXP: ``mean_i sum_k C_ik exp(p_ik)``.
 - UB-LOG: ``-mean_i (K-1)/|C_i| log(sum_{k not in C_i} p_ik + 1e-8)``.
 - UB-EXP: ``mean_i (K-1)/|C_i| exp(-sum_{k not in C_i} p_ik)``.
-- PC (Ishida et al. 2017, sigmoid loss, the official form):
-  ``-(K-1) mean_i (1/|C_i|) sum_{c in C_i} sum_k sigmoid(f_ic - f_ik) + K(K-1)/2``.
+- PC (Ishida et al. 2017, sigmoid loss, the sign of their code ``takashiishida/comp``):
+  ``(K-1) mean_i (1/|C_i|) sum_{c in C_i} sum_k sigmoid(f_ic - f_ik) - K(K-1)/2 + (K-1)``. The PLNL
+  repository's multi-label PC writes ``-(K-1) ... + K(K-1)/2``, which maximises the pairwise loss and
+  drives the complementary logit up (1.4% test accuracy in our first full run, RESULTS.md).
 - Forward (uniform transition ``Q = (1 - I)/(K-1)``): ``-mean_i sum_k C_ik log((p Q)_ik)``.
 - NN / Free (Ishida et al. 2019, one complementary label ``cbar_i`` per example, class prior ``pi_k`` of
   the complementary labels, ``l_ij = -log p_ij``): per class ``j``,
@@ -72,7 +74,7 @@ def pc_loss(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
     K = f.shape[1]
     pair = torch.sigmoid(f[:, :, None] - f[:, None, :])  # (b, c, k): sigmoid(f_c - f_k)
     per = (C[:, :, None] * pair).sum((1, 2)) / C.sum(1)
-    return -(K - 1) * per.mean() + K * (K - 1) / 2
+    return (K - 1) * per.mean() - K * (K - 1) / 2 + (K - 1)
 
 
 def forward_loss(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
