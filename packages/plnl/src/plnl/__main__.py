@@ -1,0 +1,5 @@
+import sys
+
+from plnl.cli import main
+
+sys.exit(main())
