@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from paperkit import check_choice, check_int, check_seed
 from paperkit.vision import load_digits, stratified_split
+
 from plnl.labels import check_labels, subset_complementary, uniform_complementary
 
 __all__ = ["CLLData", "cll_digits"]
