@@ -56,4 +56,4 @@ def test_config_checks():
         Config(methods=("at", "madry"))
     with pytest.raises(ValueError, match="st"):
         Config(methods=("at", "arat"))
-    assert Config.quick().n_seeds == 1 and Config().n_seeds == 5
+    assert Config.quick().n_seeds == 1 and Config().n_seeds == 3

@@ -36,6 +36,7 @@ class Config(Scales):
         # quick (~1 min): one seed, no tuning, short training; claims are indicative only
         "quick": {
             "n_seeds": 1,
+            "workers": 1,
             "epochs": 6,
             "lr_grid": (),
             "gamma_sweep": (),
@@ -59,7 +60,7 @@ class Config(Scales):
         },
     }
 
-    n_seeds: int = 5  # the issue: 5 paired seeds
+    n_seeds: int = 3  # the issue asks 5; 3 (the brief's minimum) fit the shared 2-core machine (README)
     methods: tuple[str, ...] = COMPARED
     channels: tuple[int, ...] = (16, 32, 32, 32)  # spec 32-64-64-64; halved for the 10-minute budget
     arch: str = "strided"  # spec: stride 2 in conv2 (paperkit's max-pooled CNN did not learn AT here)
@@ -71,14 +72,16 @@ class Config(Scales):
         default_factory=lambda: EvalConfig(eps=0.3)
     )  # spec: eps 0.3 (0.35 collapses AT at this budget: RESULTS.md)
     measure_time: bool = True  # CPU time per epoch (and its claim); off at smoke scale (not deterministic)
-    lr_grid: tuple[float, ...] = (0.05, 0.1)  # same grid for every method, tuned on the dev split
+    # same grid for every method, tuned on the dev split; empty in the recorded runs (the official lr 0.1
+    # for every method): the grid (0.05, 0.1) doubles the cost (README, Deviations)
+    lr_grid: tuple[float, ...] = ()
     tune_steps: int = 10  # dev-split score: clean + PGD-10 (CE) accuracy
-    gamma_sweep: tuple[float, ...] = (30.0, 100.0)  # spec: gamma in {0, 10, 30, 100}, first seed only
+    gamma_sweep: tuple[float, ...] = ()  # spec: gamma in {0, 10, 30, 100} (first seed); off for the budget
     train_limit: int | None = None  # None: the whole training split
     test_limit: int | None = None  # None: the whole test split (the issue: full test set)
     conflict_batch: int = 256
     first_seed: int = 0  # set by run() from --seed
-    workers: int = 2  # one process per seed (spec), 2 cores
+    workers: int = 3  # one process per seed (spec: seeds in parallel)
     margins: Margins = field(default_factory=Margins)
 
     def __post_init__(self) -> None:
