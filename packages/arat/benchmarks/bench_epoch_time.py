@@ -1,7 +1,7 @@
 """Time per training epoch: ARAT and TRADES vs our PGD-AT (the paper's Table 19 peer), CPU seconds.
 
 Run: ``uv run --package iclr25-arat python benchmarks/bench_epoch_time.py``. One process, one torch
-thread; one warm-up epoch per method, then ``REPS`` interleaved single-epoch repetitions (AT, ARAT,
+thread; one warm-up epoch per method, then ``REPS`` (3) interleaved single-epoch repetitions (AT, ARAT,
 TRADES, AT, ...), process CPU time per epoch; prints medians and the ratios to AT
 (paper, CIFAR-10 ResNet-18 on a GPU: ARAT 1.15x, TRADES 1.51x).
 """
@@ -17,7 +17,7 @@ from arat.models import backbone
 from arat.training import train
 from paperkit.vision import load_digits
 
-REPS = 5
+REPS = 3
 METHODS = ("at", "arat", "trades")
 
 

@@ -14,7 +14,7 @@ from paperkit.vision import pgd_linf
 @pytest.fixture(scope="module")
 def problem():
     g = torch.Generator().manual_seed(0)
-    model = backbone(channels=(8, 8, 8, 8), split_bn=False, seed=0).eval()
+    model = backbone(channels=(4, 4, 4, 4), split_bn=False, seed=0).eval()
     x = torch.rand(32, 1, 8, 8, generator=g)
     y = torch.randint(0, 10, (32,), generator=g)
     return model, x, y
@@ -65,7 +65,7 @@ def test_apgd_checkpoints_follow_croce_hein():
 
 def test_apgd_is_at_least_as_strong_as_its_start_and_in_the_ball(problem):
     model, x, y = problem
-    adv = apgd_ce(model, x, y, eps=0.3, steps=20, generator=torch.Generator().manual_seed(5))
+    adv = apgd_ce(model, x, y, eps=0.3, steps=10, generator=torch.Generator().manual_seed(5))
     assert float((adv - x).abs().max()) <= 0.3 + 1e-6 and float(adv.min()) >= 0 and float(adv.max()) <= 1
     with torch.no_grad():
         fooled_apgd = (model(adv).argmax(1) != y).float().mean()
@@ -87,6 +87,8 @@ def test_attack_bad_inputs(problem):
         pgd(model, x, y, eps=0.1, steps=-1)
     with pytest.raises(ValueError, match="steps"):
         apgd_ce(model, x, y, eps=0.1, steps=0)
+    with pytest.raises(ValueError, match="eps"):
+        apgd_ce(model, x, y, eps=-0.1)
     with pytest.raises(ValueError, match="x must hold pixels"):
         pgd(model, x + 2, y, eps=0.1)
     with pytest.raises(ValueError, match="loss"):

@@ -9,4 +9,5 @@ class TestConformance(ConformanceSuite):
     package = "arat"
     module = "arat"
     known_hygiene_violations = frozenset()
-    known_failing_quick_claims = frozenset()  # set from the quick run (RESULTS.md)
+    # Quick scale (RESULTS.md): 6 epochs are too few for PGD-AT at eps 0.3 (it learns by 15, the full run).
+    known_failing_quick_claims = frozenset({"gate-at-learns"})

@@ -93,8 +93,8 @@ def test_gamma_zero_shared_bn_fixed_weights_is_exactly_pgd_at():
     """With gamma = 0, shared BN and (w_adv, w_clean) = (1, 0), the ARAT loss equals PGD-AT's on the batch."""
     x = torch.rand(16, 1, 8, 8, generator=torch.Generator().manual_seed(3))
     y = torch.arange(16) % 10
-    at = method_config("at", epochs=1)
-    ar = method_config("arat", epochs=1, gamma=0.0, split_bn=False, auto_balance=False, w_clean=0.0)
+    at = method_config("at", epochs=1, steps=3)
+    ar = method_config("arat", epochs=1, steps=3, gamma=0.0, split_bn=False, auto_balance=False, w_clean=0.0)
     losses = []
     for cfg in (at, ar):
         model = backbone(channels=(4, 4, 4, 4), split_bn=False, seed=5).train()

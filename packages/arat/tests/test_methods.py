@@ -15,8 +15,8 @@ from arat.training import TrainConfig, lr_at
 from shared_testing.battery import MethodBattery, MethodCase
 
 G = torch.Generator().manual_seed(0)
-X = torch.rand(48, 1, 8, 8, generator=G)
-Y = torch.arange(48) % 10
+X = torch.rand(32, 1, 8, 8, generator=G)
+Y = torch.arange(32) % 10
 
 
 def small_inputs():
@@ -26,7 +26,7 @@ def small_inputs():
         "channels": (4, 4, 4, 4),
         "epochs": 1,
         "batch_size": 16,
-        "steps": 2,
+        "steps": 1,
     }
 
 
@@ -56,7 +56,7 @@ class TestMethods(MethodBattery):
 
 def test_registry_declares_split_bn_and_builds_it():
     for name, info in METHODS.items():
-        out = fit(name, X, Y, channels=(4, 4, 4, 4), epochs=1, batch_size=16, steps=1, seed=0)
+        out = fit(name, X, Y, channels=(4, 4, 4, 4), epochs=0, seed=0)
         assert has_split_bn(out.model) == info.split_bn, name
         assert (out.heads is not None) == (name in ("arat", "asym")), name
 
@@ -74,9 +74,9 @@ def test_same_seed_same_init_for_every_method():
 
 def test_evaluation_uses_the_adv_branch():
     """Guard against silently evaluating the auxiliary branch: the two branches give different numbers."""
-    out = fit("arat", X, Y, channels=(8, 8, 8, 8), epochs=3, batch_size=16, steps=2, seed=0)
-    xb = torch.rand(200, 1, 8, 8, generator=torch.Generator().manual_seed(1))
-    yb = torch.arange(200) % 10
+    out = fit("arat", X, Y, channels=(8, 8, 8, 8), epochs=2, batch_size=24, steps=1, seed=0)
+    xb = torch.rand(64, 1, 8, 8, generator=torch.Generator().manual_seed(1))
+    yb = torch.arange(64) % 10
     with torch.no_grad():
         logits_adv = out.model(xb)
     assert accuracy(out.model, xb, yb) == pytest.approx(float((logits_adv.argmax(1) == yb).float().mean()))
@@ -121,6 +121,10 @@ def test_gradient_conflict_reports_fractions_and_cosines():
     r = gradient_conflict(out.model, X[:16], Y[:16], layers=default_layers(out.model), eps=0.3, steps=2)
     assert set(r) == {"conflict_a", "conflict_b", "cosine_a", "cosine_b"}
     assert 0 <= r["conflict_a"] <= 1 and 0 <= r["conflict_b"] <= 1 and -1 <= r["cosine_b"] <= 1
+    with pytest.raises(ValueError, match="eps"):
+        gradient_conflict(out.model, X[:16], Y[:16], layers=default_layers(out.model), eps=-0.3)
+    with pytest.raises(ValueError, match="steps"):
+        gradient_conflict(out.model, X[:16], Y[:16], layers=default_layers(out.model), eps=0.3, steps=0)
 
 
 def test_sgd_matches_the_heavy_ball_update_with_weight_decay():
@@ -137,3 +141,12 @@ def test_sgd_matches_the_heavy_ball_update_with_weight_decay():
         buf = d if buf is None else 0.9 * buf + d
         ref = ref - 0.1 * buf
     torch.testing.assert_close(p.detach(), ref)
+
+
+def test_train_config_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="eps"):
+        TrainConfig(eps=-0.1)
+    with pytest.raises(ValueError, match="steps"):
+        TrainConfig(steps=0)
+    with pytest.raises(ValueError, match="objective"):
+        TrainConfig(objective="mart")

@@ -140,6 +140,7 @@ def gradient_conflict(
     for a shared-BN ``model`` in train mode (as during training); ``x: (batch >= 2, 1, h, w)``."""
     check_instance(model, "model", nn.Module)
     layers = check_layers(model, layers)
+    eps, steps = check_positive(eps, "eps", strict=False), check_int(steps, "steps", low=1)
     gen = torch.Generator(device=x.device).manual_seed(check_seed(seed))
     was = model.training
     model.train()
