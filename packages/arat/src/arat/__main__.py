@@ -1,0 +1,5 @@
+import sys
+
+from arat.cli import main
+
+sys.exit(main())

@@ -1,0 +1,13 @@
+"""The console script through the shared conformance battery."""
+
+from __future__ import annotations
+
+from shared_testing.conformance import ConformanceSuite
+
+
+class TestConformance(ConformanceSuite):
+    package = "arat"
+    module = "arat"
+    known_hygiene_violations = frozenset()
+    # Quick scale (RESULTS.md): 6 epochs are too few for PGD-AT at eps 0.3 (it learns by 15, the full run).
+    known_failing_quick_claims = frozenset({"gate-at-learns"})
