@@ -18,11 +18,11 @@ __all__ = ["Config", "Margins"]
 class Margins:
     """One line per margin: its source and calibration (RESULTS.md, "Calibration")."""
 
-    erm_id_acc: float = 0.9  # ours (gate): ERM learns the core task where the cues agree
-    erm_unsaturated: float = 0.7  # ours (gate): ERM's worst group must leave room (<= 0.7)
-    wg_gain: float = 0.0  # spec claim 1 proposed +8 points; frozen from the calibration (RESULTS.md)
+    erm_id_acc: float = 0.9  # ours (gate): ERM learns the core task where the cues agree (pilots: 0.996-1.0)
+    erm_unsaturated: float = 0.7  # ours (gate): ERM's worst group leaves room (pilots: 0.004-0.258)
+    wg_gain: float = 0.0  # spec claim 1 proposed +8 points; pilots' Sebra - ERM gap was <= 0 (RESULTS.md)
     balanced_drop: float = -0.03  # spec claim 1: balanced accuracy not lower than ERM - 3 points
-    kendall: float = -0.2  # spec claim 2 proposed -0.5; frozen at half the calibration's mean (RESULTS.md)
+    kendall: float = -0.2  # spec claim 2 proposed -0.5; half the pilots' mean tau -0.40 (RESULTS.md)
     bucket_order: float = 0.0  # spec claim 2: first bucket carries more aligned cues than the last
 
 
@@ -33,12 +33,12 @@ class Config(Scales):
     SCALES: ClassVar[ScaleTable] = {
         # quick (~1 min): spec quick 1,000 images, ERM 10 epochs, ranking <= 15, stage 2 8 epochs
         "quick": {
-            "n_train": 1000, "n_seeds": 2, "grid_lr": (1e-3,),
+            "n_train": 1000, "n_seeds": 2,
             "method": MethodConfig(epochs=10, rank=RankConfig(max_epochs=15), debias=DebiasConfig(epochs=8)),
         },
         # smoke (seconds, tests only; its claims mean nothing)
         "smoke": {
-            "n_train": 96, "n_val": 16, "n_test": 32, "n_seeds": 2, "grid_lr": (1e-3,),
+            "n_train": 96, "n_val": 16, "n_test": 32, "n_seeds": 2,
             "method": MethodConfig(epochs=1, rank=RankConfig(max_epochs=2), debias=DebiasConfig(epochs=1)),
         },
     }  # fmt: skip
@@ -51,7 +51,7 @@ class Config(Scales):
     stripe_intensity: float = 0.1  # the spec's harder variant: S1 weaker than S2 (0.25 in the easy one)
     n_seeds: int = 5  # issue 32: 5 paired seeds
     tune_seed: int = 1000  # the dev split the grid is chosen on (never a test seed)
-    grid_lr: tuple[float, ...] = (1e-3, 3e-3)  # one grid for every method (the final model's Adam lr)
+    grid_lr: tuple[float, ...] = (1e-3,)  # one lr grid for every method; (1e-3, 3e-3) did not fit 10 min
     methods: tuple[str, ...] = tuple(METHODS)
     method: MethodConfig = field(default_factory=MethodConfig)
     margins: Margins = field(default_factory=Margins)
