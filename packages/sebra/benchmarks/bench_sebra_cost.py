@@ -1,13 +1,13 @@
 """Cost of Sebra against its peers, in process CPU seconds after warm-up, interleaved repetitions, one run.
 
 1. Training cost (spec "Performance"): Sebra (ranking + contrastive stage) and the ERM-loss-rank ablation
-   vs ERM and JTT (JTT = two trainings), on Digits-UrbanCars with the full run's epochs and n = 1000.
+   vs ERM and JTT (JTT = two trainings), on Digits-UrbanCars with the full run's epochs and n = 500.
    Expected: roughly 2-4x ERM.
 2. Pair sampling: our vectorised ``sample_pairs`` vs the official code's per-sample sampling
    (``dataset/urbancars.py::__getitem__``: one ``np.random.choice`` per anchor for the negative, one for
    the positive with a fallback loop over higher ranks), re-implemented here as the peer.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_sebra_cost.py [--reps 3]
+    OMP_NUM_THREADS=1 python benchmarks/bench_sebra_cost.py [--reps 2] [--n 500]
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ def cpu(fn) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--n", type=int, default=500)
     args = ap.parse_args()
     torch.set_num_threads(1)
     data = make_digit_urbancars(args.n, 200, 200, seed=0)
