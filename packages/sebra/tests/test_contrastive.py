@@ -118,3 +118,14 @@ def test_bad_inputs_of_stage_2():
         sebra_debias(x, torch.zeros(4, dtype=torch.int64), torch.ones(4, dtype=torch.int64), seed=0)
     with pytest.raises(ValueError, match="ranks"):
         sebra_debias(x, torch.tensor([0, 0, 1, 1]), torch.ones(3, dtype=torch.int64), seed=0)
+
+
+def test_a_class_with_one_bucket_under_drop_top_warns_and_still_trains():
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(12, 1, 16, 16, generator=g)
+    y = torch.tensor([0] * 6 + [1] * 6)
+    ranks = torch.tensor([1, 1, 1, 2, 2, 2] + [1] * 6)  # class 1: a single bucket
+    cfg = DebiasConfig(epochs=1, batch_size=8, drop_top=True)
+    with pytest.warns(RuntimeWarning, match=r"classes \[1\]"):
+        fit = sebra_debias(x, y, ranks, cfg, seed=0)
+    assert fit.best_epoch == 1

@@ -15,6 +15,7 @@ validation average accuracy (the code selects on a validation worst-group metric
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -87,6 +88,18 @@ def stage2_loss(
     return con + cls_weight * cls
 
 
+def _warn_absent_classes(y: torch.Tensor, anchors: torch.Tensor) -> None:
+    """A class whose anchors were all dropped (one rank bucket under ``drop_top``) gets no L_con term."""
+    missing = sorted(set(torch.unique(y).tolist()) - set(torch.unique(y[anchors]).tolist()))
+    if missing:
+        warnings.warn(
+            f"classes {missing} have no anchor with a higher-rank positive (a single rank bucket with "
+            "drop_top=True): they are absent from the contrastive stage",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def sebra_debias(
     x: torch.Tensor,
     y: torch.Tensor,
@@ -109,9 +122,11 @@ def sebra_debias(
     gen = torch.Generator(device=x.device).manual_seed(seed + 2)
     sel = Selector(model, val)
     with torch_threads(1):
-        for _ in range(config.epochs):
+        for epoch in range(config.epochs):
             perm = torch.randperm(len(x), generator=gen, device=x.device)
             a, p, n = sample_pairs(y, ranks, perm, gap=config.gap, generator=gen, drop_top=config.drop_top)
+            if epoch == 0:
+                _warn_absent_classes(y, a)
             for b in range(0, len(a), config.batch_size):
                 ia, ip, ineg = (t[b : b + config.batch_size] for t in (a, p, n))
                 loss = stage2_loss(model, x[ia], x[ip], x[ineg], y[ip], tau=config.tau,
