@@ -1,0 +1,5 @@
+import sys
+
+from sebra.cli import main
+
+sys.exit(main())
