@@ -53,7 +53,10 @@ def _configs(
     if config is None or isinstance(config, AttackConfig):
         one = AttackConfig() if config is None else config
         return dict.fromkeys(attacks, one)
-    cfgs = {a: check_instance(config.get(a), f"attack_config[{a!r}]", AttackConfig) for a in attacks}
+    cfgs: dict[str, AttackConfig] = {
+        a: check_instance(config.get(a), f"attack_config[{a!r}]", AttackConfig)  # type: ignore[misc]
+        for a in attacks
+    }
     if len({c.malicious for c in cfgs.values()}) != 1:
         raise ValueError("attack_config: every attack must poison the same malicious share")
     return cfgs

@@ -62,7 +62,7 @@ def norm_layers(model: nn.Module) -> list[nn.Module]:
 
 def check_bn_model(model: object, name: str = "model") -> nn.Module:
     """``model`` must be an ``nn.Module`` with at least one BatchNorm (or MedBN) layer."""
-    m = check_instance(model, name, nn.Module)
+    m: nn.Module = check_instance(model, name, nn.Module)  # type: ignore[assignment]
     if not norm_layers(m):
         raise ValueError(
             f"{name} has no BatchNorm layer: a batch-statistics victim (and the attack on it) needs one"

@@ -36,7 +36,7 @@ from torch.nn import functional as F
 
 from tta_attack.models import check_bn_model, norm_layers
 
-__all__ = ["TTA_METHODS", "Adapter", "TTAConfig", "entropy", "fisher_diagonal", "norm_params"]
+__all__ = ["TTA_METHODS", "Adapter", "TTAConfig", "entropy", "fisher_diagonal", "hus_insert", "norm_params"]
 
 TTA_METHODS = ("tebn", "tent", "eata", "sar", "sotta")
 
@@ -193,7 +193,7 @@ class Adapter:
         if not first.requires_grad:
             return None
         g1 = torch.autograd.grad(first, self.params)
-        norm = torch.sqrt(sum(g.square().sum() for g in g1)) + 1e-12
+        norm = torch.sqrt(torch.stack([g.square().sum() for g in g1]).sum()) + 1e-12
         eps = [self.config.sam_rho * g / norm for g in g1]
         with torch.no_grad():
             for p, e in zip(self.params, eps, strict=True):
@@ -232,7 +232,7 @@ class Adapter:
             self.load(self._source)
 
     def _sotta(self, x: torch.Tensor, logits: torch.Tensor) -> None:
-        mem_x, mem_y = _hus_insert(
+        mem_x, mem_y = hus_insert(
             self.extra.get("mem_x"),
             self.extra.get("mem_y"),
             x.detach(),
@@ -245,7 +245,7 @@ class Adapter:
         self._sam(lambda: entropy(self.model(mem_x)).mean(), entropy(self.model(mem_x)).mean())
 
 
-def _hus_insert(
+def hus_insert(
     mem_x: torch.Tensor | None,
     mem_y: torch.Tensor | None,
     x: torch.Tensor,

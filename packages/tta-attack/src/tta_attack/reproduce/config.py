@@ -35,7 +35,7 @@ class Config(Scales):
 
     SCALES: ClassVar[ScaleTable] = {
         # quick (~1 min): the paper's own simplest victim set cut to TeBN and Tent, 3 paired seeds
-        "quick": {"n_seeds": 3, "victims": ("tebn", "tent"), "n_batches": 2, "defence_victims": ("tent",)},
+        "quick": {"n_seeds": 3, "victims": ("tent",), "n_batches": 2, "defence_victims": ("tent",)},
         # smoke (seconds, tests only; its claims mean nothing)
         "smoke": {
             "n_seeds": 2,
@@ -57,15 +57,15 @@ class Config(Scales):
     victims: tuple[str, ...] = ("tebn", *PAPER_VICTIMS)
     defence_victims: tuple[str, ...] = ("tent", "sar")
     batch: int = 100  # the official scripts: 200 (CIFAR), 100 (ImageNet)
-    n_batches: int = 4  # test batches a stream (scored)
+    n_batches: int = 3  # test batches a stream (scored)
     dev_batches: int = 1  # held-out batches of the test part, for tuning the PGD step
     test_fraction: float = 0.3
     channels: tuple[int, ...] = (16, 32)
-    epochs: int = 25  # spec: Adam 1e-3, 25 epochs
+    epochs: int = 10  # spec: Adam 1e-3, 25 epochs (10 here: the CPU budget; RESULTS.md)
     eps: float = (
         16 / 255
     )  # ours (calibrated pilot, RESULTS.md: 32/255 lets noise alone add 6 points); paper 8/255
-    steps: int = 50  # ours (CPU budget); the paper's T = 100
+    steps: int = 20  # ours (CPU budget); the paper's T = 100
     alpha_grid: tuple[float, ...] = (
         0.25,
         0.1,

@@ -6,6 +6,7 @@ noise and the stream order; every attack and victim under seed ``s`` sees the sa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from tta_attack.tta import fisher_diagonal
 __all__ = ["SeedRecord", "run", "run_seed", "tune_alpha"]
 
 PGD_ATTACKS = ("dia", "dia_pseudo", "fca")
-DEFENCE_ATTACKS = ("none", "fca", "dia")
+DEFENCE_ATTACKS = ("none", "fca")
 DEFENCES = ("medbn", "robust")
 FISHER_IMAGES = 500  # EATA's Fisher from 500 clean training images (the official code: 2000 ID samples)
 
@@ -80,7 +81,7 @@ def tune_alpha(config: Config, seed: int, device: str) -> dict[str, float]:
         for c in config.corruptions
     ]
 
-    def score(attack: str, setting: dict[str, Any]) -> float:
+    def score(attack: str, setting: Mapping[str, Any]) -> float:
         cfg = config.attack(setting["alpha_ratio"])
         return float(
             np.mean(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,39 +21,32 @@ def cell(values: Sequence[float]) -> str:
     return f"{v.mean():.1f} ± {v.std(ddof=1):.1f}" if len(v) > 1 else f"{v.mean():.1f}"
 
 
-def _over(records: Sequence[Any], value: Callable[[Any, str], float], items: Sequence[str]) -> str:
-    """``cell`` over seeds of ``value(record, item)`` averaged over ``items``."""
-    return cell([float(np.mean([value(r, i) for i in items])) for r in records])
+def _over(records: Sequence[Any], attr: str, keys: Sequence[tuple[str, ...]]) -> str:
+    """``cell`` over seeds of ``getattr(record, attr)[k]`` averaged over ``keys``."""
+    return cell([float(np.mean([getattr(r, attr)[k] for k in keys])) for r in records])
 
 
 def tables(records: Sequence[Any], config: Config, alphas: dict[str, float]) -> dict[str, Rows]:
     cs, vs = config.corruptions, config.victims
     by_victim = [
-        {"victim": v, **{a: _over(records, lambda r, c, v=v, a=a: r.benign[(v, c, a)], cs) for a in ATTACKS}}
-        for v in vs
+        {"victim": v, **{a: _over(records, "benign", [(v, c, a) for c in cs]) for a in ATTACKS}} for v in vs
     ]
     by_corruption = [
-        {
-            "corruption": c,
-            **{a: _over(records, lambda r, v, c=c, a=a: r.benign[(v, c, a)], vs) for a in ATTACKS},
-        }
+        {"corruption": c, **{a: _over(records, "benign", [(v, c, a) for v in vs]) for a in ATTACKS}}
         for c in cs
     ]
     malicious = [
-        {
-            "victim": v,
-            **{a: _over(records, lambda r, c, v=v, a=a: r.malicious[(v, c, a)], cs) for a in ATTACKS},
-        }
+        {"victim": v, **{a: _over(records, "malicious", [(v, c, a) for c in cs]) for a in ATTACKS}}
         for v in vs
     ]
     defences: Rows = []
     for d in ("medbn", "robust"):
         for v in config.defence_victims:
             row: dict[str, Any] = {"defence": d, "victim": v}
-            for a in ("none", "fca", "dia"):
-                row[a] = _over(records, lambda r, c, d=d, v=v, a=a: r.defended[(d, v, c, a)], cs)
             for a in ("none", "fca"):
-                row[f"undefended {a}"] = _over(records, lambda r, c, v=v, a=a: r.benign[(v, c, a)], cs)
+                row[a] = _over(records, "defended", [(d, v, c, a) for c in cs])
+            for a in ("none", "fca"):
+                row[f"undefended {a}"] = _over(records, "benign", [(v, c, a) for c in cs])
             defences.append(row)
     return {
         "Benign-slot error (%) by victim, mean ± sd over seeds (averaged over corruptions)": by_victim,
