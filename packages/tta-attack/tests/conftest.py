@@ -7,6 +7,9 @@ import torch
 from paperkit.vision import small_cnn
 from tta_attack.data import digits_split
 
+# One thread: on a shared 2-core machine a second OpenMP thread mostly spins (CPU-seconds, no speed).
+torch.set_num_threads(1)
+
 
 @pytest.fixture(scope="session")
 def digits_batch():

@@ -27,7 +27,7 @@ from tta_attack.tta import fisher_diagonal
 __all__ = ["SeedRecord", "run", "run_seed", "tune_alpha"]
 
 PGD_ATTACKS = ("dia", "dia_pseudo", "fca")
-DEFENCE_ATTACKS = ("none", "fca")
+DEFENCE_ATTACKS = ("none", "fca", "dia")
 DEFENCES = ("medbn", "robust")
 FISHER_IMAGES = 500  # EATA's Fisher from 500 clean training images (the official code: 2000 ID samples)
 

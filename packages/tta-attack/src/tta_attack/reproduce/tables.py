@@ -43,9 +43,9 @@ def tables(records: Sequence[Any], config: Config, alphas: dict[str, float]) -> 
     for d in ("medbn", "robust"):
         for v in config.defence_victims:
             row: dict[str, Any] = {"defence": d, "victim": v}
-            for a in ("none", "fca"):
+            for a in ("none", "fca", "dia"):
                 row[a] = _over(records, "defended", [(d, v, c, a) for c in cs])
-            for a in ("none", "fca"):
+            for a in ("none", "fca", "dia"):
                 row[f"undefended {a}"] = _over(records, "benign", [(v, c, a) for c in cs])
             defences.append(row)
     return {
