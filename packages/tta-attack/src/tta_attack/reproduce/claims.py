@@ -152,7 +152,11 @@ def claims(records: Sequence[Any], config: Config) -> tuple[list[Claim], dict[st
                 pd,
                 above=0.0,
                 paper="nearly ineffective (no number found)",
-                details={"share_mean": float(np.nanmean(share))},
+                details={
+                    "share_mean": float(np.mean(share[np.isfinite(share)]))
+                    if np.isfinite(share).any()
+                    else 0.0
+                },
                 note=note,
             )
         )
