@@ -27,9 +27,9 @@ def main() -> None:
     split = digits_split(seed=0, test_fraction=0.3)
     model = Adapter("tent", small_cnn(1, 10, channels=(16, 32), image_size=16, seed=0)).model
     with torch_threads(1):
-        for batch in (50, 100, 200):
+        for batch in (50, 100):
             x, y = split.x_test[:batch], split.y_test[:batch]
-            for steps in (20, 100):
+            for steps in (10, 40):
                 cfg = AttackConfig(eps=16 / 255, alpha=4 / 255, steps=steps)
                 runs = {a: _runner(a, model, x, y, cfg) for a in ("dia", "dia_pseudo", "fca")}
                 for f in runs.values():

@@ -79,7 +79,7 @@ def _configure(model: nn.Module) -> nn.Module:
     model.requires_grad_(False)
     for layer in norm_layers(model):
         layer.requires_grad_(True)
-        if isinstance(layer, nn.modules.batchnorm._BatchNorm):
+        if isinstance(layer, nn.BatchNorm1d | nn.BatchNorm2d):
             layer.track_running_stats = False
             layer.running_mean, layer.running_var = None, None
     return model
