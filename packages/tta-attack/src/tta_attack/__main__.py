@@ -1,0 +1,5 @@
+import sys
+
+from tta_attack.cli import main
+
+sys.exit(main())
