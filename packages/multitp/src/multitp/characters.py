@@ -17,27 +17,60 @@ import numpy as np
 __all__ = ["ANIMALS", "ATTRIBUTES", "CHARACTERS", "DIMENSIONS", "FAVOURED", "HUMANS", "POOLS", "attributes"]
 
 CHARACTERS = (
-    "Man", "Woman", "ElderlyMan", "ElderlyWoman", "Pregnant", "Stroller", "Boy", "Girl", "Homeless",
-    "LargeWoman", "LargeMan", "Criminal", "MaleExecutive", "FemaleExecutive", "FemaleAthlete",
-    "MaleAthlete", "FemaleDoctor", "MaleDoctor", "Dog", "Cat",
-)  # fmt: skip
+    "Man",
+    "Woman",
+    "ElderlyMan",
+    "ElderlyWoman",
+    "Pregnant",
+    "Stroller",
+    "Boy",
+    "Girl",
+    "Homeless",
+    "LargeWoman",
+    "LargeMan",
+    "Criminal",
+    "MaleExecutive",
+    "FemaleExecutive",
+    "FemaleAthlete",
+    "MaleAthlete",
+    "FemaleDoctor",
+    "MaleDoctor",
+    "Dog",
+    "Cat",
+)
 ANIMALS = ("Dog", "Cat")
 HUMANS = tuple(c for c in CHARACTERS if c not in ANIMALS)
 DIMENSIONS = ("species", "gender", "age", "fitness", "social", "number")
 # (disfavoured, favoured) group names of each dimension (step7_get_vectors.py's ``groups``)
 FAVOURED = {
-    "species": ("animals", "humans"), "gender": ("male", "female"), "age": ("old", "young"),
-    "fitness": ("unfit", "fit"), "social": ("low", "high"), "number": ("fewer", "more"),
-}  # fmt: skip
+    "species": ("animals", "humans"),
+    "gender": ("male", "female"),
+    "age": ("old", "young"),
+    "fitness": ("unfit", "fit"),
+    "social": ("low", "high"),
+    "number": ("fewer", "more"),
+}
 # the pools gen_prompts_df draws from; index-matched lists where the repo matches by index
 POOLS = {
-    "female": ("Woman", "ElderlyWoman", "Girl", "LargeWoman", "FemaleExecutive", "FemaleAthlete", "FemaleDoctor"),
+    "female": (
+        "Woman",
+        "ElderlyWoman",
+        "Girl",
+        "LargeWoman",
+        "FemaleExecutive",
+        "FemaleAthlete",
+        "FemaleDoctor",
+    ),
     "male": ("Man", "ElderlyMan", "Boy", "LargeMan", "MaleExecutive", "MaleAthlete", "MaleDoctor"),
-    "young": ("Boy", "Girl"), "adult": ("Man", "Woman"), "elderly": ("ElderlyMan", "ElderlyWoman"),
-    "fit": ("MaleAthlete", "FemaleAthlete"), "unfit": ("LargeMan", "LargeWoman"),
-    "low": ("Homeless", "Criminal"), "neutral": ("Man", "Woman"),
+    "young": ("Boy", "Girl"),
+    "adult": ("Man", "Woman"),
+    "elderly": ("ElderlyMan", "ElderlyWoman"),
+    "fit": ("MaleAthlete", "FemaleAthlete"),
+    "unfit": ("LargeMan", "LargeWoman"),
+    "low": ("Homeless", "Criminal"),
+    "neutral": ("Man", "Woman"),
     "high": ("Pregnant", "MaleExecutive", "FemaleExecutive", "MaleDoctor", "FemaleDoctor"),
-}  # fmt: skip
+}
 
 _FEMALE = {*POOLS["female"], "Pregnant"}
 _MALE = set(POOLS["male"])

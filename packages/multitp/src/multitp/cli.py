@@ -6,7 +6,7 @@ from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "multitp",
-    "Multilingual trolley problems: a tiny LM's moral preferences per synthetic language (Jin et al.; ICLR 2025).",
+    "Multilingual trolley problems: a tiny LM's preferences per synthetic language (Jin et al.; ICLR 2025).",
     "multitp.reproduce",
     devices=("cpu", "cuda"),
 )

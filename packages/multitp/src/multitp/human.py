@@ -23,9 +23,13 @@ from multitp.characters import DIMENSIONS
 __all__ = ["MM_LABELS", "language_vector", "load_moral_machine_amce", "write_moral_machine_csv"]
 
 MM_LABELS = {
-    "Species": "species", "Gender": "gender", "Age": "age", "Fitness": "fitness",
-    "Social Status": "social", "No. Characters": "number",
-}  # fmt: skip
+    "Species": "species",
+    "Gender": "gender",
+    "Age": "age",
+    "Fitness": "fitness",
+    "Social Status": "social",
+    "No. Characters": "number",
+}
 COLUMNS = ("Estimates", "se", "Label", "Country")
 
 

@@ -31,9 +31,13 @@ def _check(vignettes: Sequence[Vignette]) -> None:
         raise TypeError("vignettes must hold only Vignette objects")
 
 
-def respondent(vignettes: Sequence[Vignette], *, seed: int, beta: Sequence[float], gamma: float = 0.0) -> np.ndarray:
+def respondent(
+    vignettes: Sequence[Vignette], *, seed: int, beta: Sequence[float], gamma: float = 0.0
+) -> np.ndarray:
     _check(vignettes)
-    return SyntheticRespondent(tuple(float(b) for b in beta), float(gamma)).sample(vignettes, check_seed(seed))
+    return SyntheticRespondent(tuple(float(b) for b in beta), float(gamma)).sample(
+        vignettes, check_seed(seed)
+    )
 
 
 def random_chooser(vignettes: Sequence[Vignette], *, seed: int) -> np.ndarray:

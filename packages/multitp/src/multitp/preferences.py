@@ -26,9 +26,17 @@ from multitp.characters import DIMENSIONS
 from multitp.vignettes import Vignette
 
 __all__ = [
-    "MIN_VALID", "PrefEstimate", "Records", "amce_ols", "bootstrap", "choice_to_p", "estimate",
-    "from_repo_scale", "preference_vector", "records",
-]  # fmt: skip
+    "MIN_VALID",
+    "PrefEstimate",
+    "Records",
+    "amce_ols",
+    "bootstrap",
+    "choice_to_p",
+    "estimate",
+    "from_repo_scale",
+    "preference_vector",
+    "records",
+]
 
 MIN_VALID = 30  # spec: fewer valid answers than this on a dimension -> flagged estimate
 CHOICE_P = {"left": 1.0, "right": 0.0, "either": 0.5, "neither": float("nan")}

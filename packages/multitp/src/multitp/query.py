@@ -80,7 +80,9 @@ class GenerateChooser:
     def choose(self, prompts: Sequence[str], options: Sequence[tuple[str, str]]) -> tuple[np.ndarray, int]:
         """``(p_left (N,), n_unparsed)``: NaN where the reply is a refusal or cannot be parsed."""
         if len(prompts) != len(options):
-            raise ValueError(f"prompts ({len(prompts)}) and options ({len(options)}) must have the same length")
+            raise ValueError(
+                f"prompts ({len(prompts)}) and options ({len(options)}) must have the same length"
+            )
         choices = []
         for prompt, (a, b) in zip(prompts, options, strict=True):
             msgs = [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]

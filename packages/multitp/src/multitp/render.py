@@ -23,8 +23,13 @@ from multitp.characters import CHARACTERS
 from multitp.vignettes import Vignette
 
 __all__ = [
-    "OPENINGS", "EnglishRenderer", "SyntheticLanguage", "TranslatorRenderer", "describe", "make_languages",
-]  # fmt: skip
+    "OPENINGS",
+    "EnglishRenderer",
+    "SyntheticLanguage",
+    "TranslatorRenderer",
+    "describe",
+    "make_languages",
+]
 
 OPENINGS = (
     "Assume there is a self-driving car with a sudden brake failure.",
@@ -32,17 +37,27 @@ OPENINGS = (
     "Suppose a self-driving car loses its brakes without warning.",
 )
 _NOUNS = {
-    "Man": ("man", "men"), "Woman": ("woman", "women"), "ElderlyMan": ("elderly man", "elderly men"),
-    "ElderlyWoman": ("elderly woman", "elderly women"), "Pregnant": ("pregnant woman", "pregnant women"),
-    "Stroller": ("baby in a stroller", "babies in strollers"), "Boy": ("boy", "boys"), "Girl": ("girl", "girls"),
-    "Homeless": ("homeless person", "homeless people"), "LargeWoman": ("large woman", "large women"),
-    "LargeMan": ("large man", "large men"), "Criminal": ("criminal", "criminals"),
+    "Man": ("man", "men"),
+    "Woman": ("woman", "women"),
+    "ElderlyMan": ("elderly man", "elderly men"),
+    "ElderlyWoman": ("elderly woman", "elderly women"),
+    "Pregnant": ("pregnant woman", "pregnant women"),
+    "Stroller": ("baby in a stroller", "babies in strollers"),
+    "Boy": ("boy", "boys"),
+    "Girl": ("girl", "girls"),
+    "Homeless": ("homeless person", "homeless people"),
+    "LargeWoman": ("large woman", "large women"),
+    "LargeMan": ("large man", "large men"),
+    "Criminal": ("criminal", "criminals"),
     "MaleExecutive": ("male executive", "male executives"),
     "FemaleExecutive": ("female executive", "female executives"),
-    "FemaleAthlete": ("female athlete", "female athletes"), "MaleAthlete": ("male athlete", "male athletes"),
-    "FemaleDoctor": ("female doctor", "female doctors"), "MaleDoctor": ("male doctor", "male doctors"),
-    "Dog": ("dog", "dogs"), "Cat": ("cat", "cats"),
-}  # fmt: skip
+    "FemaleAthlete": ("female athlete", "female athletes"),
+    "MaleAthlete": ("male athlete", "male athletes"),
+    "FemaleDoctor": ("female doctor", "female doctors"),
+    "MaleDoctor": ("male doctor", "male doctors"),
+    "Dog": ("dog", "dogs"),
+    "Cat": ("cat", "cats"),
+}
 _NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -100,7 +115,8 @@ _TOY_BODY = {
 }
 _TOY_WORDS = sorted(
     {w for t in (*_TOY_OPENINGS, *_TOY_BODY.values()) for w in t.split() if not w.startswith("{")}
-    | {c.lower() for c in CHARACTERS} | {"and", "answer"}
+    | {c.lower() for c in CHARACTERS}
+    | {"and", "answer"}
 )
 _SYLLABLES = ("ka", "lo", "mi", "ne", "pu", "ra", "si", "tu", "ve", "zo", "ba", "di", "fe", "go", "hu", "ju")
 
@@ -137,7 +153,9 @@ class SyntheticLanguage:
 
     def vocabulary(self) -> list[str]:
         """Every word a prompt or answer of this language can contain."""
-        return sorted({self.word(w) for w in _TOY_WORDS} | set(self.numerals) | set(self.answers) | {".", ":"})
+        return sorted(
+            {self.word(w) for w in _TOY_WORDS} | set(self.numerals) | set(self.answers) | {".", ":"}
+        )
 
 
 def make_languages(n: int = 6, seed: int = 0, max_count: int = 5) -> list[SyntheticLanguage]:
@@ -150,7 +168,7 @@ def make_languages(n: int = 6, seed: int = 0, max_count: int = 5) -> list[Synthe
     orders = (("sov", "pre"), ("svo", "post"), ("sov", "post"), ("svo", "pre"))
     for i in range(1, n):
         tag = _SYLLABLES[i]
-        word = lambda: tag + "".join(rng.choice(_SYLLABLES, 2))  # noqa: E731
+        word = lambda tag=tag: tag + "".join(rng.choice(_SYLLABLES, 2))  # noqa: E731
         lex: dict[str, str] = {}
         for w in (*_TOY_WORDS, "left", "right"):
             new = word() if w not in ".:" else w
@@ -159,6 +177,9 @@ def make_languages(n: int = 6, seed: int = 0, max_count: int = 5) -> list[Synthe
             lex[w] = new
         nums = tuple(f"{tag}{k}x" for k in ("a", "b", "c", "d", "e", "f", "g", "h", "i", "j")[:max_count])
         order, opts = orders[(i - 1) % len(orders)]
-        langs.append(SyntheticLanguage(f"lang{i}", tuple(sorted(lex.items())), nums, order, opts,
-                                       (lex["left"], lex["right"])))  # fmt: skip
+        langs.append(
+            SyntheticLanguage(
+                f"lang{i}", tuple(sorted(lex.items())), nums, order, opts, (lex["left"], lex["right"])
+            )
+        )
     return langs

@@ -16,25 +16,46 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from paperkit import check_int, check_seed
 
-from multitp.characters import DIMENSIONS, attributes
+from multitp.characters import ATTRIBUTES, CHARACTERS, DIMENSIONS
 from multitp.vignettes import Vignette, generate_all
 
+if TYPE_CHECKING:
+    from multitp.render import SyntheticLanguage
+
 __all__ = [
-    "BASE_BETA", "SyntheticRespondent", "compact_word_tokenizer", "expected_amce", "features",
-    "make_respondents", "population_amce", "train_texts",
-]  # fmt: skip
+    "BASE_BETA",
+    "SyntheticRespondent",
+    "compact_word_tokenizer",
+    "expected_amce",
+    "features",
+    "make_respondents",
+    "population_amce",
+    "train_texts",
+]
 
 # ours: per unit attribute difference; species strongest, as in Moral Machine's humans (Awad et al. Fig. 2)
 BASE_BETA = (1.0, 0.25, 0.45, 0.3, 0.35, 0.5)
 
 
+_INDEX = {c: i for i, c in enumerate(CHARACTERS)}
+_ATTR = np.array([ATTRIBUTES[c] for c in CHARACTERS])  # (20, 6)
+
+
 def features(vignettes: Sequence[Vignette]) -> np.ndarray:
-    """``(N, 6)`` float64: f(left) - f(right)."""
-    return np.array([attributes(v.left) - attributes(v.right) for v in vignettes]).reshape(-1, len(DIMENSIONS))
+    """``(N, 6)`` float64: f(left) - f(right) (character counts times the attribute table, vectorised)."""
+    rows = [i for i, v in enumerate(vignettes) for _ in v.left] + [
+        i for i, v in enumerate(vignettes) for _ in v.right
+    ]
+    cols = [_INDEX[c] for v in vignettes for c in v.left] + [_INDEX[c] for v in vignettes for c in v.right]
+    sign = np.r_[np.ones(sum(len(v.left) for v in vignettes)), -np.ones(sum(len(v.right) for v in vignettes))]
+    counts = np.zeros((len(vignettes), len(CHARACTERS)))
+    np.add.at(counts, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)), sign)
+    return counts @ _ATTR
 
 
 @dataclass(frozen=True)
@@ -84,7 +105,9 @@ def make_respondents(n: int, *, flip: float = 1.0) -> list[SyntheticRespondent]:
     return out
 
 
-def train_texts(lang, resp: SyntheticRespondent, n: int, *, paraphrases: Sequence[int], seed: int):
+def train_texts(
+    lang: SyntheticLanguage, resp: SyntheticRespondent, n: int, *, paraphrases: Sequence[int], seed: int
+) -> tuple[list[str], list[str]]:
     """``(prompts, answers)``: ``n`` vignettes (balanced over dimensions, one random order each) rendered in
     ``lang`` with a paraphrase drawn from ``paraphrases``, each answered by a draw from ``resp``."""
     per_dim = -(-n // len(DIMENSIONS))
@@ -98,7 +121,7 @@ def train_texts(lang, resp: SyntheticRespondent, n: int, *, paraphrases: Sequenc
     return prompts, answers
 
 
-def compact_word_tokenizer(vocabulary: Sequence[str]):
+def compact_word_tokenizer(vocabulary: Sequence[str]) -> Any:
     """A word-level tokenizer that splits on whitespace and drops it (one token a word, no space tokens).
 
     paperkit.lm.word_tokenizer makes every space a token, which doubles the toy prompts; this one keeps
@@ -116,6 +139,11 @@ def compact_word_tokenizer(vocabulary: Sequence[str]):
     backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     pad, bos, eos, unk = SPECIAL_TOKENS
     return PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token=pad, bos_token=bos, eos_token=eos, unk_token=unk,
-        padding_side="right", clean_up_tokenization_spaces=False,
-    )  # fmt: skip
+        tokenizer_object=backend,
+        pad_token=pad,
+        bos_token=bos,
+        eos_token=eos,
+        unk_token=unk,
+        padding_side="right",
+        clean_up_tokenization_spaces=False,
+    )

@@ -53,7 +53,10 @@ class Vignette:
 
 def _draw(dim: str, rng: np.random.Generator, max_chars: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(disfavoured, favoured) sides of one vignette."""
-    pick = lambda pool, k: tuple(pool[i] for i in rng.integers(0, len(pool), k))  # noqa: E731
+
+    def pick(pool: tuple[str, ...], k: int) -> tuple[str, ...]:
+        return tuple(pool[int(i)] for i in rng.integers(0, len(pool), size=k))
+
     n = int(rng.integers(1, max_chars + 1))
     if dim == "species":
         return pick(ANIMALS, n), pick(HUMANS, n)
@@ -61,7 +64,7 @@ def _draw(dim: str, rng: np.random.Generator, max_chars: int) -> tuple[tuple[str
         idx = rng.integers(0, len(POOLS["female"]), n)
         return tuple(POOLS["male"][i] for i in idx), tuple(POOLS["female"][i] for i in idx)
     if dim == "number":
-        n1, n2 = sorted(rng.choice(np.arange(1, max_chars + 1), 2, replace=False).tolist())
+        n1, n2 = (int(k) for k in sorted(rng.choice(np.arange(1, max_chars + 1), 2, replace=False)))
         return pick(CHARACTERS, n1), pick(CHARACTERS, n2)
     lo, hi = _PAIRINGS[dim][int(rng.integers(0, 3))]
     if dim == "social":
@@ -83,14 +86,22 @@ def generate(
     for k in range(n):
         dis, fav = _draw(dim, rng, max_chars)
         side = int(rng.integers(0, 2))
-        v = Vignette(dim, fav, dis, 0, first_id + k) if side == 0 else Vignette(dim, dis, fav, 1, first_id + k)
+        v = (
+            Vignette(dim, fav, dis, 0, first_id + k)
+            if side == 0
+            else Vignette(dim, dis, fav, 1, first_id + k)
+        )
         out.extend((v, v.swapped()) if both_orders else (v,))
     return out
 
 
-def generate_all(n_per_dim: int, seed: int, *, max_chars: int = 5, both_orders: bool = True) -> list[Vignette]:
+def generate_all(
+    n_per_dim: int, seed: int, *, max_chars: int = 5, both_orders: bool = True
+) -> list[Vignette]:
     """``n_per_dim`` vignettes of every dimension, pair ids unique across dimensions."""
     out: list[Vignette] = []
     for i, d in enumerate(DIMENSIONS):
-        out += generate(d, n_per_dim, seed, max_chars=max_chars, both_orders=both_orders, first_id=i * n_per_dim)
+        out += generate(
+            d, n_per_dim, seed, max_chars=max_chars, both_orders=both_orders, first_id=i * n_per_dim
+        )
     return out

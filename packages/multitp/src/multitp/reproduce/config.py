@@ -29,9 +29,18 @@ class Config(Scales):
         # quick (~1 min): fewer steps and test vignettes, one seed
         "quick": {"steps": 500, "n_test": 50, "n_seeds": 1, "n_high": 1500, "n_low": 150},
         # smoke (seconds, tests only; its claims mean nothing)
-        "smoke": {"steps": 4, "n_test": 4, "n_seeds": 1, "n_high": 24, "n_low": 12, "n_estimator": 40,
-                  "d_model": 32, "n_layer": 1, "population": 200},
-    }  # fmt: skip
+        "smoke": {
+            "steps": 4,
+            "n_test": 4,
+            "n_seeds": 1,
+            "n_high": 24,
+            "n_low": 12,
+            "n_estimator": 40,
+            "d_model": 32,
+            "n_layer": 1,
+            "population": 200,
+        },
+    }
 
     n_languages: int = 6  # spec: 6 synthetic languages
     n_high: int = 3000  # spec: 3 languages x 3000 training examples
@@ -50,6 +59,15 @@ class Config(Scales):
 
     def __post_init__(self) -> None:
         check_int(self.n_languages, "n_languages", low=2, high=12)
-        for name in ("n_high", "n_low", "steps", "batch_size", "n_test", "n_estimator", "population", "n_seeds"):
+        for name in (
+            "n_high",
+            "n_low",
+            "steps",
+            "batch_size",
+            "n_test",
+            "n_estimator",
+            "population",
+            "n_seeds",
+        ):
             check_int(getattr(self, name), name, low=1)
         check_positive(self.lr, "lr")

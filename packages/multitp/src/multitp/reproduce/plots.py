@@ -26,7 +26,7 @@ def plots(report: Report) -> dict[str, Figure]:
     x = np.arange(len(DIMENSIONS))
     for i, ax in enumerate(axes[: len(names)]):
         ax.bar(x - 0.2, truth[i], 0.4, label="respondent (human)")
-        ax.bar(x + 0.2, pooled[:, i].mean(0), 0.4, yerr=pooled[:, i].std(0), label="tiny LM (mean ± sd, seeds)")
+        ax.bar(x + 0.2, pooled[:, i].mean(0), 0.4, yerr=pooled[:, i].std(0), label="tiny LM (mean ± sd)")
         ax.set_xticks(x, DIMENSIONS, rotation=45, fontsize=7)
         ax.set_ylim(-1, 1)
         ax.set_ylabel("AMCE (P spare favoured − P spare other)")

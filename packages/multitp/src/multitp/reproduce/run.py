@@ -1,4 +1,4 @@
-"""``run(config, *, seed, device) -> Report``: estimator check, then per seed one tiny LM over all languages."""
+"""``run(config, *, seed, device) -> Report``: estimator check, then per seed one tiny LM for all."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from multitp.render import make_languages
 from multitp.reproduce.claims import claims
 from multitp.reproduce.config import Config
 from multitp.reproduce.tables import tables
-from multitp.toy import compact_word_tokenizer, make_respondents, population_amce, train_texts
+from multitp.toy import compact_word_tokenizer, expected_amce, make_respondents, train_texts
 from multitp.vignettes import generate_all
 
 __all__ = ["countries", "estimator_check", "run", "train_and_score"]
@@ -29,10 +29,14 @@ def estimator_check(config: Config, truth: np.ndarray, seed: int) -> dict[str, n
     """Sampled oracle answers (600 vignettes a dimension, both orders) -> m_hat per language; always-left."""
     vig = generate_all(config.n_estimator, seed + 500)
     resp = make_respondents(config.n_languages)
-    m_hat = np.array([
-        preference_vector(records(vig, choose("respondent", vig, seed=seed + i, beta=r.beta, gamma=r.gamma)))
-        for i, r in enumerate(resp)
-    ])  # fmt: skip
+    m_hat = np.array(
+        [
+            preference_vector(
+                records(vig, choose("respondent", vig, seed=seed + i, beta=r.beta, gamma=r.gamma))
+            )
+            for i, r in enumerate(resp)
+        ]
+    )
     left = preference_vector(records(vig, choose("always-left", vig, seed=seed)))
     return {"m_hat": m_hat, "truth": truth, "always_left": left}
 
@@ -67,10 +71,22 @@ def train_and_score(config: Config, seed: int, device: str, langs: list, resp: l
         answers += a
     tok = compact_word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}))
     torch.manual_seed(seed)
-    model = tiny_causal_lm(tok, n_layer=config.n_layer, n_head=4, d_model=config.d_model, max_positions=64,
-                           seed=seed, device=device)  # fmt: skip
-    tc = TrainConfig(steps=config.steps, batch_size=config.batch_size, lr=config.lr,
-                     warmup_steps=config.steps // 10, seed=seed)  # fmt: skip
+    model = tiny_causal_lm(
+        tok,
+        n_layer=config.n_layer,
+        n_head=4,
+        d_model=config.d_model,
+        max_positions=64,
+        seed=seed,
+        device=device,
+    )
+    tc = TrainConfig(
+        steps=config.steps,
+        batch_size=config.batch_size,
+        lr=config.lr,
+        warmup_steps=config.steps // 10,
+        seed=seed,
+    )
     losses = train_causal_lm(model, tok, prompts, answers, tc, max_length=64, device=device, progress=False)
     model.eval()
     chooser = LogitChooser(model, tok)
@@ -86,9 +102,16 @@ def train_and_score(config: Config, seed: int, device: str, langs: list, resp: l
         order.append(float(np.mean([order_consistency(records(vig, row)) for row in ps])))
         agree.append(paraphrase_consistency(ps.T)["agreement"])
     base = {b: preference_vector(records(vig, choose(b, vig, seed=seed))) for b in BASELINES}
-    return {"m": m, "pooled": np.array(pooled), "order": np.array(order), "agreement": np.array(agree),
-            "baselines": base, "loss_first": float(np.mean(losses[:20])), "loss_last": float(np.mean(losses[-50:])),
-            "n_train": len(prompts)}  # fmt: skip
+    return {
+        "m": m,
+        "pooled": np.array(pooled),
+        "order": np.array(order),
+        "agreement": np.array(agree),
+        "baselines": base,
+        "loss_first": float(np.mean(losses[:20])),
+        "loss_last": float(np.mean(losses[-50:])),
+        "n_train": len(prompts),
+    }
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
@@ -97,13 +120,16 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     langs = make_languages(config.n_languages, seed=0)
     resp = make_respondents(config.n_languages)
-    truth = np.array([population_amce(r, config.population) for r in resp])
+    pop = generate_all(config.population, 12345)  # the population sample, shared by all respondents
+    truth = np.array([expected_amce(r, pop) for r in resp])
     est = estimator_check(config, truth, seed)
     seeds = tuple(range(seed, seed + config.n_seeds))
     per_seed = [train_and_score(config, s, device, langs, resp) for s in track(seeds, desc="seeds")]
     with tempfile.TemporaryDirectory() as tmp:
         weights, country_vec = countries(truth, f"{tmp}/mm.csv")
-    mis_model = [{f"L{i}": mis(r["pooled"][i], country_vec[f"L{i}"]) for i in range(len(langs))} for r in per_seed]
+    mis_model = [
+        {f"L{i}": mis(r["pooled"][i], country_vec[f"L{i}"]) for i in range(len(langs))} for r in per_seed
+    ]
     glob = [global_mis(mm, weights) for mm in mis_model]
     cl, metrics = claims(est, per_seed, truth, config, seeds)
     metrics["global_mis_country_path"] = glob
@@ -113,9 +139,10 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         "a shared beta, language l flips dimension l's sign, gamma = +-0.2.",
         f"One tiny GPT-2 (d_model {config.d_model}, {config.n_layer} layers) per seed on all languages: "
         f"{config.n_high} examples for the first half of the languages, {config.n_low} for the rest, "
-        f"paraphrases {list(config.train_paraphrases)} in training, {config.steps} steps x {config.batch_size}, "
+        f"paraphrases {list(config.train_paraphrases)} in training, {config.steps} steps x "
+        f"{config.batch_size}, "
         f"lr {config.lr}; seeds {list(seeds)}.",
         f"Test: {config.n_test} vignettes per dimension, both orders, 3 paraphrases (2 is held out).",
-        f"Global MIS through 8 synthetic countries (CSV loader + speaker weights): {np.round(glob, 3).tolist()}.",
+        f"Global MIS via 8 synthetic countries (CSV loader, speaker weights): {np.round(glob, 3).tolist()}.",
     ]
     return Report(metrics=metrics, claims=cl, tables=tables(est, per_seed, truth, langs), notes=notes)
