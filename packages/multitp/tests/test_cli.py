@@ -9,6 +9,9 @@ class TestConformance(ConformanceSuite):
     package = "multitp"
     module = "multitp"
     known_hygiene_violations = frozenset()
-    # Quick scale (RESULTS.md): 500 steps leave the low-resource languages at the position prior, so the
-    # model's vectors are not yet identified per language.
-    known_failing_quick_claims = frozenset({"identifiability", "identifiability-margin", "paraphrase-robust"})
+    # Quick scale (RESULTS.md, quick run 2026-12-01): estimator-oracle's 0.05 (the spec's margin) is ~2
+    # binomial SEs at 600 vignettes a dimension (max error 0.074 over 36 entries); 500 steps leave the
+    # low-resource languages at the prior, so identifiability and the English-pivot comparison fail.
+    known_failing_quick_claims = frozenset(
+        {"estimator-oracle", "identifiability", "identifiability-margin", "beats-english-pivot"}
+    )
