@@ -50,3 +50,12 @@ def test_parse_many_counts_unparsed_and_bad_inputs():
         parse_choice(None, L, R)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="left_desc"):
         parse_choice("x", "", R)
+
+
+def test_language_without_templates_is_refused():
+    from multitp.render import get_language, make_languages
+
+    langs = make_languages(3, seed=0)
+    assert get_language("lang2", langs) is langs[2]
+    with pytest.raises(ValueError, match="no templates"):
+        get_language("klingon", langs)

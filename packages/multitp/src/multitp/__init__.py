@@ -21,6 +21,7 @@ PUBLIC = {
     "SyntheticLanguage": "render",
     "TranslatorRenderer": "render",
     "describe": "render",
+    "get_language": "render",
     "make_languages": "render",
     "parse_choice": "parse",
     "parse_many": "parse",
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
         SyntheticLanguage,
         TranslatorRenderer,
         describe,
+        get_language,
         make_languages,
     )
     from multitp.toy import (  # noqa: F401

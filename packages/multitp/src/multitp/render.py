@@ -183,3 +183,11 @@ def make_languages(n: int = 6, seed: int = 0, max_count: int = 5) -> list[Synthe
             )
         )
     return langs
+
+
+def get_language(name: str, languages: Sequence[SyntheticLanguage]) -> SyntheticLanguage:
+    """The language called ``name``; ValueError naming the known ones if it has no templates here."""
+    for lang in languages:
+        if lang.name == name:
+            return lang
+    raise ValueError(f"language {name!r} has no templates; known: {[lang.name for lang in languages]}")
