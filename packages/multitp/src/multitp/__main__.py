@@ -1,0 +1,5 @@
+import sys
+
+from multitp.cli import main
+
+sys.exit(main())
