@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from paperkit import check_choice, check_instance, check_int, check_number
 
-from moral_rewards.games import C, D, GAMES, ILLEGAL, Opponent, initial_state, payoff_table
+from moral_rewards.games import GAMES, ILLEGAL, C, D, Opponent, initial_state, payoff_table
 from moral_rewards.prompts import PROMPT_VARIANTS, build_prompt, check_tokens
 from moral_rewards.rewards import R_ILLEGAL, REWARDS, XI, reward
 
@@ -46,7 +46,7 @@ def parse_action(completion: str, tokens: tuple[str, str]) -> int:
 class IteratedMatrixGameEnv(gym.Env[np.ndarray, int]):
     """M (the learner, row player) against a fixed-strategy opponent for ``steps`` rounds per episode."""
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (gymnasium declares it so)
 
     def __init__(
         self,
@@ -66,13 +66,15 @@ class IteratedMatrixGameEnv(gym.Env[np.ndarray, int]):
         self.r_illegal = check_number(r_illegal, "r_illegal")
         self.steps = check_int(steps, "steps", low=1)
         self.observation_space = spaces.MultiDiscrete([3, 3])
-        self.action_space = spaces.Discrete(3)
+        self.action_space = spaces.Discrete(3)  # type: ignore[assignment]
         self._own, self._opp, self._t = C, C, 0
 
     def _obs(self) -> np.ndarray:
         return np.array([self._own, self._opp], dtype=np.int64)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._own, self._opp = initial_state(self.opponent, self.np_random)
         self._t = 0
@@ -83,7 +85,9 @@ class IteratedMatrixGameEnv(gym.Env[np.ndarray, int]):
         if a_m not in (C, D, ILLEGAL):
             raise ValueError(f"action must be 0 (C), 1 (D) or 2 (illegal), got {action!r}")
         a_o = int(self.opponent.next_move(self._own, self.np_random))
-        r = float(reward(self.reward_kind, a_m, a_o, self._opp, self.payoff, xi=self.xi, r_illegal=self.r_illegal))
+        r = float(
+            reward(self.reward_kind, a_m, a_o, self._opp, self.payoff, xi=self.xi, r_illegal=self.r_illegal)
+        )
         info = {"a_o": a_o, "prev_own": self._own, "prev_opp": self._opp}
         if a_m != ILLEGAL:
             self._own = a_m
@@ -110,8 +114,14 @@ class TextGameEnv(IteratedMatrixGameEnv):
         self.variant = check_choice(variant, "variant", PROMPT_VARIANTS)
 
     def prompt(self) -> str:
-        return build_prompt(self.payoff, self._own, self._opp, tokens=self.action_tokens,
-                            order_rng=self.np_random, variant=self.variant)  # fmt: skip
+        return build_prompt(
+            self.payoff,
+            self._own,
+            self._opp,
+            tokens=self.action_tokens,
+            order_rng=self.np_random,
+            variant=self.variant,
+        )
 
     def parse(self, completion: str) -> int:
         return parse_action(completion, self.action_tokens)
@@ -126,8 +136,8 @@ ENV_IDS = tuple(f"moral_rewards/{g}-v0" for g in GAMES) + tuple(f"moral_rewards/
 def register_envs() -> tuple[str, ...]:
     """Register every game (plain and text) with Gymnasium; idempotent. Returns the ids."""
     for g in GAMES:
-        for prefix, entry in (("", IteratedMatrixGameEnv), ("Text", TextGameEnv)):
+        for prefix, entry in (("", "IteratedMatrixGameEnv"), ("Text", "TextGameEnv")):
             env_id = f"moral_rewards/{prefix}{g}-v0"
             if env_id not in gym.registry:
-                gym.register(env_id, entry_point=entry, kwargs={"game": g})
+                gym.register(env_id, entry_point=f"moral_rewards.env:{entry}", kwargs={"game": g})
     return ENV_IDS

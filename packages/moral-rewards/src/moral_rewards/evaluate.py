@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_array, check_choice
 
-from moral_rewards.games import ACTION_NAMES, C, D, ILLEGAL, MAX_COLLECTIVE, payoff_table
+from moral_rewards.games import ACTION_NAMES, ILLEGAL, MAX_COLLECTIVE, C, D, payoff_table
 from moral_rewards.rewards import R_ILLEGAL, XI, deontological, utilitarian
 
 __all__ = ["GameLog", "action_type_table", "moral_regret", "p_action", "p_defect_after"]
@@ -40,7 +40,9 @@ class GameLog:
     def window(self, start: int, stop: int | None = None) -> GameLog:
         """The episodes ``start:stop`` (the episode axis is the second to last)."""
         sl = (..., slice(start, stop), slice(None))
-        return GameLog(*(np.asarray(getattr(self, f))[sl] for f in ("prev_own", "prev_opp", "a_m", "a_o", "reward")))
+        return GameLog(
+            *(np.asarray(getattr(self, f))[sl] for f in ("prev_own", "prev_opp", "a_m", "a_o", "reward"))
+        )
 
     def last_fraction(self, fraction: float) -> GameLog:
         n = np.shape(self.a_m)[-2]
@@ -53,7 +55,7 @@ def p_action(log: GameLog, action: int, axis: tuple[int, ...] = (-2, -1)) -> np.
 
 
 def p_defect_after(log: GameLog, prev: int = C, axis: tuple[int, ...] = (-2, -1)) -> np.ndarray:
-    """P(a_M = D | a_O^{t-1} = prev) over the answers given in that state (NaN where the state never occurs)."""
+    """P(a_M = D | a_O^{t-1} = prev) over the answers in that state (NaN where it never occurs)."""
     mask = np.asarray(log.prev_opp) == prev
     hits = np.sum((np.asarray(log.a_m) == D) & mask, axis=axis)
     n = np.sum(mask, axis=axis)

@@ -33,13 +33,13 @@ from paperkit import check_array, check_choice
 
 __all__ = [
     "ACTION_NAMES",
-    "C",
-    "D",
     "GAMES",
     "ILLEGAL",
     "MAX_COLLECTIVE",
     "OPPONENTS",
     "PAYOFFS",
+    "C",
+    "D",
     "Opponent",
     "check_payoff",
     "initial_state",
@@ -56,14 +56,16 @@ def _table(cc: tuple[int, int], cd: tuple[int, int], dc: tuple[int, int], dd: tu
     return t
 
 
-PAYOFFS = MappingProxyType({
-    "IPD": _table((3, 3), (0, 4), (4, 0), (1, 1)),
-    "ISH": _table((4, 4), (0, 3), (3, 0), (1, 1)),
-    "ICN": _table((2, 2), (1, 4), (4, 1), (0, 0)),
-    "BOS": _table((3, 2), (0, 0), (0, 0), (2, 3)),
-    "ICD": _table((1, 1), (0, 0), (0, 0), (4, 4)),
-    "IVD": _table((3, 3), (1, 4), (4, 1), (0, 0)),
-})  # fmt: skip
+PAYOFFS = MappingProxyType(
+    {
+        "IPD": _table((3, 3), (0, 4), (4, 0), (1, 1)),
+        "ISH": _table((4, 4), (0, 3), (3, 0), (1, 1)),
+        "ICN": _table((2, 2), (1, 4), (4, 1), (0, 0)),
+        "BOS": _table((3, 2), (0, 0), (0, 0), (2, 3)),
+        "ICD": _table((1, 1), (0, 0), (0, 0), (4, 4)),
+        "IVD": _table((3, 3), (1, 4), (4, 1), (0, 0)),
+    }
+)
 GAMES = tuple(PAYOFFS)
 # The best collective payoff of each game (the Utilitarian regret's max_game; spec: 6, 8, 5, 5, 8).
 MAX_COLLECTIVE = MappingProxyType({g: float(t.sum(axis=-1).max()) for g, t in PAYOFFS.items()})

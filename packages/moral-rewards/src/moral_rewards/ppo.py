@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,7 +30,7 @@ from paperkit import check_int, check_number, check_seed
 
 from moral_rewards.env import parse_action
 from moral_rewards.evaluate import GameLog
-from moral_rewards.games import C, D, ILLEGAL, Opponent, initial_state, payoff_table
+from moral_rewards.games import ILLEGAL, C, Opponent, initial_state, payoff_table
 from moral_rewards.prompts import build_prompt, check_tokens
 from moral_rewards.rewards import R_ILLEGAL, XI, reward
 from moral_rewards.tabular import RunningMoments
@@ -62,12 +63,12 @@ class PPOConfig:
 
 
 class LMAgent(torch.nn.Module):
-    """A causal LM with a scalar value head on its last hidden state (TRL's AutoModelForCausalLMWithValueHead)."""
+    """A causal LM with a scalar value head on its last hidden state (as TRL's value-head model)."""
 
     def __init__(self, model: torch.nn.Module) -> None:
         super().__init__()
         self.model = model
-        hidden = int(model.config.hidden_size)
+        hidden = int(model.config.hidden_size)  # type: ignore[union-attr,arg-type]
         self.value_head = torch.nn.Linear(hidden, 1, device=next(model.parameters()).device)
         torch.nn.init.zeros_(self.value_head.weight)
         torch.nn.init.zeros_(self.value_head.bias)
@@ -78,7 +79,9 @@ class LMAgent(torch.nn.Module):
         return out.logits, self.value_head(out.hidden_states[-1]).squeeze(-1)
 
 
-def encode_queries(tokenizer, prompts: Sequence[str], device: torch.device | str) -> dict[str, torch.Tensor]:
+def encode_queries(
+    tokenizer: Any, prompts: Sequence[str], device: torch.device | str
+) -> dict[str, torch.Tensor]:
     """Left-padded ``<bos> prompt`` ids with attention mask and position ids (B, T)."""
     ids = [[tokenizer.bos_token_id, *tokenizer(p, add_special_tokens=False)["input_ids"]] for p in prompts]
     width = max(map(len, ids))
@@ -93,13 +96,17 @@ def _extend(batch: dict[str, torch.Tensor], tokens: torch.Tensor) -> dict[str, t
     ones = torch.ones_like(tokens)
     last = batch["position_ids"][:, -1:]
     pos = last + torch.arange(1, tokens.shape[1] + 1, device=tokens.device)
-    return {"input_ids": torch.cat([batch["input_ids"], tokens], 1),
-            "attention_mask": torch.cat([batch["attention_mask"], ones], 1),
-            "position_ids": torch.cat([batch["position_ids"], pos], 1)}  # fmt: skip
+    return {
+        "input_ids": torch.cat([batch["input_ids"], tokens], 1),
+        "attention_mask": torch.cat([batch["attention_mask"], ones], 1),
+        "position_ids": torch.cat([batch["position_ids"], pos], 1),
+    }
 
 
 @torch.no_grad()
-def sample_responses(agent: LMAgent, query: dict[str, torch.Tensor], n_tokens: int, gen: torch.Generator) -> torch.Tensor:
+def sample_responses(
+    agent: LMAgent, query: dict[str, torch.Tensor], n_tokens: int, gen: torch.Generator
+) -> torch.Tensor:
     """(B, n_tokens) ids drawn by pure sampling (temperature 1, no top-k / top-p)."""
     out = torch.empty((query["input_ids"].shape[0], 0), dtype=torch.long, device=query["input_ids"].device)
     for _ in range(n_tokens):
@@ -109,7 +116,9 @@ def sample_responses(agent: LMAgent, query: dict[str, torch.Tensor], n_tokens: i
     return out
 
 
-def _response_logp_values(agent: LMAgent, full: dict[str, torch.Tensor], n: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _response_logp_values(
+    agent: LMAgent, full: dict[str, torch.Tensor], n: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probs (B, n) of the last n tokens and the values (B, n) at the positions predicting them."""
     logits, values = agent(full)
     logits, values = logits[:, -n - 1 : -1], values[:, -n - 1 : -1]
@@ -128,8 +137,15 @@ def _whiten(x: torch.Tensor) -> torch.Tensor:
     return (x - x.mean()) * torch.rsqrt(x.var(unbiased=False) + 1e-8)  # TRL's whiten(shift_mean=True)
 
 
-def ppo_step(agent: LMAgent, ref: torch.nn.Module, query: dict[str, torch.Tensor], response: torch.Tensor,
-             scores: np.ndarray, cfg: PPOConfig, state: _State) -> dict[str, float]:  # fmt: skip
+def ppo_step(
+    agent: LMAgent,
+    ref: torch.nn.Module,
+    query: dict[str, torch.Tensor],
+    response: torch.Tensor,
+    scores: np.ndarray,
+    cfg: PPOConfig,
+    state: _State,
+) -> dict[str, float]:
     """One PPO step on a batch of (query, response, score); returns its statistics (KL, beta, losses)."""
     full, n = _extend(query, response), response.shape[1]
     if cfg.score_norm:
@@ -164,18 +180,33 @@ def ppo_step(agent: LMAgent, ref: torch.nn.Module, query: dict[str, torch.Tensor
     if cfg.adaptive_kl:
         err = float(np.clip(mean_kl / cfg.target_kl - 1, -0.2, 0.2))
         state.beta *= 1 + err * response.shape[0] / cfg.horizon
-    return {"kl": mean_kl, "beta": beta, "pg_loss": float(pg_loss), "vf_loss": float(vf_loss)}
+    return {
+        "kl": mean_kl,
+        "beta": beta,
+        "pg_loss": float(pg_loss.detach()),
+        "vf_loss": float(vf_loss.detach()),
+    }
 
 
-def response_length(tokenizer, tokens: Sequence[str]) -> int:
+def response_length(tokenizer: Any, tokens: Sequence[str]) -> int:
     """The number of tokens to generate: the longest tokenisation of an action string (official gen_len)."""
     return max(len(tokenizer(" " + t, add_special_tokens=False)["input_ids"]) for t in tokens)
 
 
 @torch.no_grad()
-def play(agent: LMAgent, tokenizer, *, game: str = "IPD", opponent: str = "Random", tokens=("action3", "action4"),
-         n_games: int = 50, steps: int = 5, variant: str = "structured", seed: int = 0) -> GameLog:  # fmt: skip
-    """Evaluation: ``n_games`` independent games of ``steps`` rounds, all games batched in one forward a round.
+def play(
+    agent: LMAgent,
+    tokenizer: Any,
+    *,
+    game: str = "IPD",
+    opponent: str = "Random",
+    tokens=("action3", "action4"),
+    n_games: int = 50,
+    steps: int = 5,
+    variant: str = "structured",
+    seed: int = 0,
+) -> GameLog:
+    """Evaluation: ``n_games`` independent games of ``steps`` rounds, batched: one forward per round.
 
     Returns a ``GameLog`` of shape (n_games, 1, steps) (each game one "episode").
     """
@@ -188,8 +219,10 @@ def play(agent: LMAgent, tokenizer, *, game: str = "IPD", opponent: str = "Rando
     own, prev_opp = initial_state(opp, rng, size=n_games)
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("prev_own", "prev_opp", "a_m", "a_o", "reward")}
     for _ in range(check_int(steps, "steps", low=1)):
-        prompts = [build_prompt(table, int(o), int(p), tokens=tokens, order_rng=rng, variant=variant)
-                   for o, p in zip(own, prev_opp, strict=True)]  # fmt: skip
+        prompts = [
+            build_prompt(table, int(o), int(p), tokens=tokens, order_rng=rng, variant=variant)
+            for o, p in zip(own, prev_opp, strict=True)
+        ]
         resp = sample_responses(agent, encode_queries(tokenizer, prompts, dev), n_tok, gen)
         a = np.array([parse_action(tokenizer.decode(r), tokens) for r in resp.tolist()], dtype=np.int64)
         a_o = opp.next_move(own, rng)
@@ -211,7 +244,7 @@ class PPOResult:
 
 def train_ppo(
     agent: LMAgent,
-    tokenizer,
+    tokenizer: Any,
     reward_schedule: Sequence[tuple[str, int]] = (("game", 300),),
     *,
     config: PPOConfig = PPOConfig(),
@@ -256,13 +289,26 @@ def train_ppo(
                 a = parse_action(tokenizer.decode(resp[0].tolist()), tokens)
                 a_o = int(opp.next_move(own, rng))
                 r = float(reward(kind, a, a_o, prev_opp, table, xi=xi, r_illegal=r_illegal))
-                for k, v in (("prev_own", own), ("prev_opp", prev_opp), ("a_m", a), ("a_o", a_o), ("reward", r)):
+                for k, v in (
+                    ("prev_own", own),
+                    ("prev_opp", prev_opp),
+                    ("a_m", a),
+                    ("a_o", a_o),
+                    ("reward", r),
+                ):
                     ep[k].append(v)
                 queries.append(prompt)
                 responses.append(resp[0])
                 own, prev_opp = (own if a == ILLEGAL else a), a_o
-            stats = ppo_step(agent, ref, encode_queries(tokenizer, queries, dev), torch.stack(responses),
-                             np.asarray(ep["reward"], dtype=float), config, state)  # fmt: skip
+            stats = ppo_step(
+                agent,
+                ref,
+                encode_queries(tokenizer, queries, dev),
+                torch.stack(responses),
+                np.asarray(ep["reward"], dtype=float),
+                config,
+                state,
+            )
             kls.append(stats["kl"])
             betas.append(stats["beta"])
             for k in cols:

@@ -46,7 +46,9 @@ def _table_lines(table: np.ndarray, tok: tuple[str, str], order: tuple[int, int]
         ]
     head = f"| | {tok[order[0]]} | {tok[order[1]]} |"
     rows = [
-        f"| {tok[i]} | " + " | ".join(f"{_num(table[i, j, 0])} , {_num(table[i, j, 1])}" for j in order) + " |"
+        f"| {tok[i]} | "
+        + " | ".join(f"{_num(table[i, j, 0])} , {_num(table[i, j, 1])}" for j in order)
+        + " |"
         for i in order
     ]
     return [head, *rows]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from paperkit import check_array, check_choice, check_number
 
-from moral_rewards.games import C, D, ILLEGAL, check_payoff
+from moral_rewards.games import ILLEGAL, C, D, check_payoff
 
 __all__ = [
     "REWARDS",
@@ -76,7 +76,7 @@ def deontological(
 
 
 def utilitarian(a_m: object, a_o: object, payoff: object, *, r_illegal: float = R_ILLEGAL) -> np.ndarray:
-    """Collective payoff; 0 when only O is illegal; R_illegal when M is illegal (official ``reward_fn_Ut``)."""
+    """Collective payoff; 0 if only O is illegal; R_illegal if M is illegal (official ``reward_fn_Ut``)."""
     m, table, ri = _check(a_m, payoff, r_illegal)
     o = _moves(a_o, "a_o")
     pm, po = _payoffs(m, o, table)

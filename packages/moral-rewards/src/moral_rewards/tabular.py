@@ -94,7 +94,13 @@ def train_tabular(
                 a_o = opp.next_move(own, rng)
                 r = reward(kind, a, a_o, prev_opp, table, xi=xi, r_illegal=r_illegal)
                 grads[t, rows, s] = a - p
-                for k, v in (("prev_own", own), ("prev_opp", prev_opp), ("a_m", a), ("a_o", a_o), ("reward", r)):
+                for k, v in (
+                    ("prev_own", own),
+                    ("prev_opp", prev_opp),
+                    ("a_m", a),
+                    ("a_o", a_o),
+                    ("reward", r),
+                ):
                     ep[k][:, t] = v
                 own, prev_opp = a, a_o
             moments.update(ep["reward"])

@@ -42,8 +42,9 @@ def _regret(per_seed: list[dict[str, Any]]) -> Figure:
     fig = Figure(figsize=(11, 4))
     axes = fig.subplots(1, 2)
     width = 0.8 / len(models)
-    for ax, key, label in zip(axes, ("de_regret", "ut_regret"), ("Deontological regret", "normalised Ut regret"),
-                              strict=True):  # fmt: skip
+    for ax, key, label in zip(
+        axes, ("de_regret", "ut_regret"), ("Deontological regret", "normalised Ut regret"), strict=True
+    ):
         for i, m in enumerate(models):
             v = np.array([[r["eval"][m][g][key] for g in games] for r in per_seed])
             ax.bar(np.arange(len(games)) + i * width, v.mean(0), width, yerr=v.std(0), label=m)
