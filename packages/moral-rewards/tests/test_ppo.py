@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from moral_rewards.ppo import LMAgent, PPOConfig, _State, encode_queries, ppo_step, sample_responses
+from moral_rewards.ppo import LMAgent, PPOConfig, PPOState, encode_queries, ppo_step, sample_responses
 from moral_rewards.tiny import build_tiny_lm, build_tokenizer
 
 
@@ -16,7 +16,7 @@ def _bandit(kl_coef: float, steps: int, seed: int = 0, lr: float = 3e-3, device:
     agent = LMAgent(build_tiny_lm(tok, n_layer=1, d_model=32, seed=seed, device=device))
     ref = build_tiny_lm(tok, n_layer=1, d_model=32, seed=seed, device=device).requires_grad_(False)
     cfg = PPOConfig(lr=lr, kl_coef=kl_coef, adaptive_kl=False)
-    state = _State(torch.optim.Adam(agent.parameters(), lr=lr), kl_coef)
+    state = PPOState(torch.optim.Adam(agent.parameters(), lr=lr), kl_coef)
     target = tok.convert_tokens_to_ids("action1")
     q = encode_queries(tok, ["Answer exactly action1 or action2 :"] * 16, device)
     gen = torch.Generator().manual_seed(seed)
@@ -31,9 +31,9 @@ def _bandit(kl_coef: float, steps: int, seed: int = 0, lr: float = 3e-3, device:
 
 
 def test_bandit_learns_and_kl_penalty_binds(device):
-    p_free, kl_free = _bandit(0.0, 60, device=device)
+    p_free, kl_free = _bandit(0.0, 40, device=device)
     assert p_free > 0.95  # from ~1/59 at initialisation
-    _p_tied, kl_tied = _bandit(5.0, 60, device=device)
+    _p_tied, kl_tied = _bandit(5.0, 40, device=device)
     assert kl_free > 1.0 and kl_tied < 0.3 * kl_free
 
 

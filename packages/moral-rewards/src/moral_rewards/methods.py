@@ -65,7 +65,9 @@ def _lm(
     pretrain(
         model,
         tok,
-        PretrainConfig(n_prompts=max(64, 32 * pretrain_steps), steps=pretrain_steps),
+        PretrainConfig(
+            n_prompts=max(64, 32 * pretrain_steps), steps=pretrain_steps, warmup_steps=pretrain_steps // 10
+        ),
         seed=seed,
         device=device,
     )

@@ -35,7 +35,7 @@ from moral_rewards.prompts import build_prompt, check_tokens
 from moral_rewards.rewards import R_ILLEGAL, XI, reward
 from moral_rewards.tabular import RunningMoments
 
-__all__ = ["LMAgent", "PPOConfig", "PPOResult", "encode_queries", "play", "ppo_step", "train_ppo"]
+__all__ = ["LMAgent", "PPOConfig", "PPOResult", "PPOState", "encode_queries", "play", "ppo_step", "train_ppo"]
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,9 @@ def _response_logp_values(
 
 
 @dataclass
-class _State:
+class PPOState:
+    """The trainer's state across steps: the optimiser, the KL coefficient beta and the score moments."""
+
     optimizer: torch.optim.Optimizer
     beta: float
     moments: RunningMoments = field(default_factory=RunningMoments)
@@ -144,7 +146,7 @@ def ppo_step(
     response: torch.Tensor,
     scores: np.ndarray,
     cfg: PPOConfig,
-    state: _State,
+    state: PPOState,
 ) -> dict[str, float]:
     """One PPO step on a batch of (query, response, score); returns its statistics (KL, beta, losses)."""
     full, n = _extend(query, response), response.shape[1]
@@ -200,7 +202,7 @@ def play(
     *,
     game: str = "IPD",
     opponent: str = "Random",
-    tokens=("action3", "action4"),
+    tokens: Sequence[str] = ("action3", "action4"),
     n_games: int = 50,
     steps: int = 5,
     variant: str = "structured",
@@ -273,7 +275,7 @@ def train_ppo(
     ref.eval().requires_grad_(False)
     dev = next(agent.parameters()).device
     n_tok = response_length(tokenizer, tokens)
-    state = _State(torch.optim.Adam(agent.parameters(), lr=config.lr), config.kl_coef)
+    state = PPOState(torch.optim.Adam(agent.parameters(), lr=config.lr), config.kl_coef)
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("prev_own", "prev_opp", "a_m", "a_o", "reward")}
     kls, betas = [], []
     for kind, episodes in stages:

@@ -138,6 +138,7 @@ class PretrainConfig:
         check_int(self.steps, "steps", low=1)
         check_int(self.batch_size, "batch_size", low=1)
         check_probability(self.p_noise, "p_noise")
+        check_int(self.warmup_steps, "warmup_steps", low=0, high=self.steps)
 
 
 def pretrain(

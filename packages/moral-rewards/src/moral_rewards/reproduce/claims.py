@@ -178,10 +178,7 @@ def _illegal_and_peer(per_seed: list[dict[str, Any]], config: Config, seeds: tup
     ill = np.array([[rec["train"][n]["illegal"] for n in names] for rec in per_seed])
     gaps = np.array(
         [
-            [
-                abs(rec["train"][n]["p_defect_after_c"] - rec["tabular"][n]["p_defect_after_c"])
-                for n in names
-            ]
+            [abs(rec["train"][n]["p_defect_after_c"] - rec["tabular"][n]["p_defect_after_c"]) for n in names]
             for rec in per_seed
         ]
     )

@@ -36,11 +36,12 @@ class Config(Scales):
     """Defaults are the full run (spec "full mode", shortened to fit 10 CPU-minutes; README Deviations)."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~1 min): spec quick = IPD vs TFT, Game and De, 1 seed (60 episodes each, not 300)
+        # quick (~1 min): spec quick = IPD vs TFT, Game and De, 1 seed (50 episodes each, not 300); the same
+        # numbers as seed 0 of the full run for these conditions (one code path, per-run seeds)
         "quick": {
             "n_seeds": 1,
             "rewards": ("game", "de"),
-            "episodes": 60,
+            "episodes": 50,
             "unlearn": (40, 40),
             "pretrain": PretrainConfig(n_prompts=3200, steps=100),
             "eval_games": ("IPD",),
@@ -49,13 +50,13 @@ class Config(Scales):
         "smoke": {
             "n_seeds": 1,
             "rewards": ("game", "de"),
-            "episodes": 2,
+            "episodes": 1,
             "unlearn": (1, 1),
             "n_base": 4,
             "pretrain": PretrainConfig(n_prompts=32, steps=2, batch_size=8, warmup_steps=0),
             "eval_games": ("IPD",),
             "n_eval": 4,
-            "tabular_episodes": 20,
+            "tabular_episodes": 10,
         },
     }
 
