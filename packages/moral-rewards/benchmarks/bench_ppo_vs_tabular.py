@@ -32,7 +32,7 @@ def main() -> None:
     torch.set_num_threads(1)
     tok = build_tokenizer()
     model = build_tiny_lm(tok, seed=0)
-    pretrain(model, tok, PretrainConfig(n_prompts=256, steps=5), seed=0)
+    pretrain(model, tok, PretrainConfig(n_prompts=256, steps=5, warmup_steps=0), seed=0)
     base = {k: v.clone() for k, v in model.state_dict().items()}
     sample_time = [0.0]
     original = ppo.sample_responses
