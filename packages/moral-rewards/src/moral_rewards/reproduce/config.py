@@ -25,7 +25,7 @@ class Margins:
     unlearn_before: float = 0.7  # spec claim 5: P(D | C) >= 0.7 just before the switch
     unlearn_after: float = 0.2  # spec claim 5: ... and <= 0.2 at the end
     illegal_after: float = 0.05  # spec claim 6: illegal rate <= 5% after any fine-tuning
-    regret_gap: float = 0.0  # spec claim 7: strict ordering of De regrets (no margin stated)
+    regret_gap: float = 1e-9  # spec claim 7: a strict ordering of De regrets (no margin stated): a tie fails
     base_illegal_max: float = 0.3  # ours (gate): the base answers legally at least 70% of the time
     base_balance: tuple[float, float] = (0.2, 0.8)  # ours (gate): base P(D) unsaturated
     peer_gap: float = 0.25  # ours: |PPO - tabular REINFORCE| on the final P(D | C) per reward
