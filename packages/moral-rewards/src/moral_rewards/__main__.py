@@ -1,0 +1,5 @@
+import sys
+
+from moral_rewards.cli import main
+
+sys.exit(main())
