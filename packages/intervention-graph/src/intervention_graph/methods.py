@@ -180,10 +180,10 @@ class MethodInfo:
     description: str
 
     def call(self, *, task: str, n_pairs: int, layer: int, position: int, seed: int,
-             device: str = "cpu") -> torch.Tensor:  # fmt: skip
+             device: str = "cpu", n_layer: int = 4, n_embd: int = 128) -> torch.Tensor:  # fmt: skip
         """Build the seed's tiny GPT-2 and pairs, run the task; final-position logits."""
         check_int(n_pairs, "n_pairs", low=1)
-        model = tiny_gpt2(seed=seed, device=device)
+        model = tiny_gpt2(seed=seed, device=device, n_layer=n_layer, n_embd=n_embd)
         data = copy_pairs(n_pairs, seed=seed, device=device)
         return run_task(self.run, model, data.clean, data.corrupt, task=task, layer=layer, position=position)
 

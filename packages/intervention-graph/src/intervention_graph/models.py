@@ -1,8 +1,8 @@
 """The substrate: a tiny GPT-2 (spec: 4 layers, d 128, 4 heads, vocab 512) and its copy task.
 
-Task ("copy the token after the marker"): a sequence of ``SEQ_LEN`` random content tokens holds the
-``MARKER`` at position ``p`` (drawn in ``[1, SEQ_LEN - 4]``) and ends with the marker again; the model must
-predict the token that followed the first marker (position ``p + 1``). A clean/corrupt pair differs only in
+Task ("copy the token after the marker"): a sequence of ``SEQ_LEN`` random content tokens (``CONTENT`` of
+them) holds the ``MARKER`` at position 5 and ends with the marker again; the model must predict the token
+that followed the first marker (``ANSWER_POSITION`` = 6). A clean/corrupt pair differs only in
 that token, so activation patching has a real, localised effect: at the answer position in early layers,
 at the final position in late layers.
 """
@@ -10,10 +10,13 @@ at the final position in late layers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-import transformers
 from paperkit import check_int, check_seed
+
+if TYPE_CHECKING:
+    import transformers
 
 __all__ = ["MARKER", "SEQ_LEN", "VOCAB", "Pairs", "copy_pairs", "tiny_gpt2", "train_copy"]
 
@@ -23,13 +26,18 @@ ANSWER_POSITION = 6  # the marker sits at 5 (a fixed position: random ones need 
 
 
 def tiny_gpt2(
-    *, seed: int, device: str = "cpu", dtype: torch.dtype = torch.float32
+    *, seed: int, device: str = "cpu", dtype: torch.dtype = torch.float32, n_layer: int = 4, n_embd: int = 128
 ) -> transformers.GPT2LMHeadModel:
-    """GPT2Config(n_layer=4, n_embd=128, n_head=4, n_positions=64, vocab_size=512), seeded init, eval mode."""
+    """GPT2Config(n_layer=4, n_embd=128, n_head=4, n_positions=64, vocab_size=512), seeded init, eval mode
+    (``n_layer``/``n_embd`` smaller only for fast tests)."""
     check_seed(seed)
+    check_int(n_layer, "n_layer", low=1)
+    check_int(n_embd, "n_embd", low=4)
+    import transformers  # here: importing its GPT-2 costs ~6 CPU-s, which only a model build should pay
+
     cfg = transformers.GPT2Config(
-        n_layer=4, n_embd=128, n_head=4, n_positions=64, vocab_size=VOCAB, bos_token_id=0, eos_token_id=0,
-        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+        n_layer=n_layer, n_embd=n_embd, n_head=4, n_positions=64, vocab_size=VOCAB, bos_token_id=0,
+        eos_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
     )  # fmt: skip
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

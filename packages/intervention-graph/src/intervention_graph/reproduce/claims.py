@@ -76,6 +76,8 @@ def _remote(records: dict[str, Any], config: Config) -> list[Claim]:
 
 
 def _overhead(records: dict[str, Any], config: Config) -> list[Claim]:
+    if not config.timing:
+        return []
     t, m = records["times"], config.margins
     ratio = float(np.median(t["sweep_ours_s"]) / np.median(t["sweep_hooks_s"]))
     extra = (np.asarray(t["trace_s"]) - np.asarray(t["plain_s"])) * 1e3

@@ -41,11 +41,13 @@ class Config(Scales):
     timing_batch: int = 64
     remote_clients: int = 4
     remote_jobs: int = 8
+    timing: bool = True  # False at smoke scale: CPU times differ run to run, and smoke must repeat exactly
     margins: Margins = Margins()
 
     SCALES: ClassVar[ScaleTable] = {
         "quick": {"train_steps": 0, "sweep_layers": 1, "sweep_pairs": 8, "sweep_reps": 3, "remote_clients": 2,
                   "remote_jobs": 4},
         "smoke": {"seeds": 3, "exact_pairs": 2, "train_steps": 0, "sweep_layers": 1, "sweep_pairs": 2,
-                  "sweep_reps": 1, "fixed_reps": 3, "timing_batch": 8, "remote_clients": 1, "remote_jobs": 1},
+                  "sweep_reps": 1, "fixed_reps": 3, "timing_batch": 8, "remote_clients": 1, "remote_jobs": 1,
+                  "timing": False},
     }  # fmt: skip

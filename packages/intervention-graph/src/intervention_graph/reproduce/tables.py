@@ -15,6 +15,8 @@ def tables(records: dict[str, Any], config: Config) -> dict[str, list[dict[str, 
     """Exactness per method and task; timings; remote latencies."""
     exact = [{"method/task": k, "max_abs_diff_per_seed": ", ".join(f"{x:.1e}" for x in v)}
              for k, v in records["exact"].items()]  # fmt: skip
+    if not config.timing:
+        return {"exactness": exact}
     t = records["times"]
     timing = [
         {"what": name, "median_cpu_ms": float(np.median(t[key]) * 1e3), "reps": len(t[key])}
