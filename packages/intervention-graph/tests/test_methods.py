@@ -8,6 +8,8 @@ from intervention_graph.methods import METHODS, TraceDict, run_method
 from intervention_graph.models import copy_pairs, tiny_gpt2
 from shared_testing.battery import MethodBattery, MethodCase
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
+
 BAD = {"task": "steer", "n_pairs": 0, "layer": 2, "position": 16}
 
 

@@ -17,6 +17,8 @@ from intervention_graph.remote import PATH, sign
 from intervention_graph.serialize import Job, job_to_json
 from torch import nn
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
+
 SECRET = b"s" * 32
 SRC = Path(__file__).parents[1] / "src" / "intervention_graph"
 

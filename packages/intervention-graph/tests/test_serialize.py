@@ -9,6 +9,8 @@ import torch
 from intervention_graph import Graph, GraphError, Node, Ref, WireLimits, from_json, to_json
 from intervention_graph.serialize import DTYPES, decode_value, encode_value
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
+
 
 def sample_graph() -> Graph:
     return Graph(

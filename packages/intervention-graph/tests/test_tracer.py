@@ -10,6 +10,8 @@ import torch
 from intervention_graph import Graph, GraphError, Node, Ref, execute, wrap
 from torch import nn
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # tiny models: one thread is fastest
+
 
 class Net(nn.Module):
     """Three linear layers, the middle one applied twice (a reused block: call 0 and call 1)."""

@@ -179,7 +179,9 @@ def serve(
                 413, f"saved values exceed {limits.max_saved_bytes} bytes", code="saves_too_large"
             )
         state["server"].jobs_done += 1
-        meta = {"queued_s": queued, "run_s": time.monotonic() - t0 - queued, "weights_id": _weights_id(model)}
+        # Times as fixed-width strings: the response's size must not depend on them (claim 3 counts bytes).
+        run_s = time.monotonic() - t0 - queued
+        meta = {"queued_s": f"{queued:014.6f}", "run_s": f"{run_s:014.6f}", "weights_id": _weights_id(model)}
         try:
             return 200, {"saved": {k: encode_value(v) for k, v in saved.items()}, "meta": meta}
         except TypeError as err:

@@ -47,7 +47,7 @@ class Config(Scales):
     SCALES: ClassVar[ScaleTable] = {
         "quick": {"train_steps": 0, "sweep_layers": 1, "sweep_pairs": 8, "sweep_reps": 3, "remote_clients": 2,
                   "remote_jobs": 4},
-        "smoke": {"seeds": 3, "exact_pairs": 2, "train_steps": 0, "sweep_layers": 1, "sweep_pairs": 2,
+        "smoke": {"seeds": 1, "exact_pairs": 2, "train_steps": 0, "sweep_layers": 1, "sweep_pairs": 2,
                   "sweep_reps": 1, "fixed_reps": 3, "timing_batch": 8, "remote_clients": 1, "remote_jobs": 1,
                   "timing": False},
     }  # fmt: skip

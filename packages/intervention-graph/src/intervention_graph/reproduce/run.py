@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from paperkit import Report, check_seed
+from paperkit import Report, check_seed, torch_threads
 
 from intervention_graph.methods import METHODS, TASKS, graph_task, hook_task
 from intervention_graph.models import ANSWER_POSITION, SEQ_LEN, copy_pairs, tiny_gpt2, train_copy
@@ -149,6 +149,7 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
             "jobs_per_s": config.remote_jobs / wall, "jobs_done": done}  # fmt: skip
 
 
+@torch_threads(1)  # tiny models: one thread is fastest, and timings are single-threaded by design
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """The whole reproduction; claims judged in :mod:`claims`."""
     check_seed(seed)
