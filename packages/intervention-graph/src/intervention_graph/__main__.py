@@ -1,0 +1,5 @@
+import sys
+
+from intervention_graph.cli import main
+
+sys.exit(main())
