@@ -199,7 +199,10 @@ def test_serve_and_client_check_their_arguments() -> None:
         serve({"net": model()}, {"k": "str-secret"})
     with pytest.raises(ValueError, match="allow_remote"):
         serve({"net": model()}, {"k": SECRET}, host="0.0.0.0")
-    with pytest.raises(ValueError, match="url"):
-        RemoteBackend("ftp://x", "k", SECRET, "net")
+    for url in ("ftp://x", "file:///etc/passwd", "http://", "httpx://127.0.0.1", "http://127.0.0.1:port", 3):
+        with pytest.raises(ValueError, match="url must be an http"):
+            RemoteBackend(url, "k", SECRET, "net")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="timeout must be"):
+        RemoteBackend("http://127.0.0.1:1", "k", SECRET, "net", timeout=0)
     with pytest.raises(TypeError, match="secret"):
         RemoteBackend("http://127.0.0.1:1", "k", "s", "net")  # type: ignore[arg-type]

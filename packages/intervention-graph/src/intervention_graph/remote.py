@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import secrets
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from paperkit.serve import HTTPError, JSONServer, Request, RunningServer, ServerSettings, check_bind
+from paperkit.validation import check_positive
 from torch import nn
 
 from intervention_graph.executor import JobTimeout, execute
@@ -196,6 +197,14 @@ def serve(
     return state["server"]
 
 
+def _port_ok(parts: urllib.parse.SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 (reading it validates it: urllib raises on a port that is not a number)
+    except ValueError:
+        return False
+    return True
+
+
 class RemoteError(RuntimeError):
     """The server refused or failed a job: ``status`` and the server's ``message``."""
 
@@ -211,10 +220,18 @@ class RemoteBackend:
     def __init__(
         self, url: str, key_id: str, secret: bytes, model_key: str, *, timeout: float = 60.0
     ) -> None:
-        if not isinstance(url, str) or not url.startswith("http"):
-            raise ValueError(f"url must be an http(s) URL, got {url!r}")
+        parts = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or not _port_ok(parts)
+        ):
+            raise ValueError(f"url must be an http(s) URL such as http://127.0.0.1:8000, got {url!r}")
         if not isinstance(secret, bytes) or not secret:
             raise TypeError("secret must be non-empty bytes")
+        check_positive(timeout, "timeout")
+        self._parts = parts
         self.url, self.key_id, self.secret, self.model_key, self.timeout = (
             url,
             key_id,
@@ -236,19 +253,26 @@ class RemoteBackend:
             "Content-Type": "application/json", "X-IG-Key": self.key_id, "X-IG-Timestamp": ts,
             "X-IG-Nonce": nonce, "X-IG-Signature": sign(self.secret, "POST", PATH, ts, nonce, body),
         }  # fmt: skip
-        request = urllib.request.Request(self.url + PATH, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                data = response.read()
-        except urllib.error.HTTPError as err:
-            payload = err.read()
+        status, data = self._post(self._parts.path.rstrip("/") + PATH, body, headers)
+        if status >= 400:
             try:
-                message = json.loads(payload)["error"]["message"]
+                message = json.loads(data)["error"]["message"]
             except (ValueError, KeyError, TypeError):
-                message = payload[:200].decode(errors="replace")
-            raise RemoteError(err.code, message) from None
+                message = data[:200].decode(errors="replace")
+            raise RemoteError(status, message)
         self.last_response_bytes = len(data)
         reply = json.loads(data)
         self.last_meta = reply["meta"]
         budget = [len(data)]
         return {k: decode_value(v, budget=budget) for k, v in reply["saved"].items()}
+
+    def _post(self, path: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, bytes]:
+        """One POST over http.client (http or https only: no other URL scheme can be reached)."""
+        kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
+        conn = kind(str(self._parts.hostname), self._parts.port, timeout=self.timeout)
+        try:
+            conn.request("POST", path, body=body, headers=dict(headers))
+            response = conn.getresponse()
+            return response.status, response.read()
+        finally:
+            conn.close()
