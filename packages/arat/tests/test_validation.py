@@ -129,6 +129,7 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("pgd-x-range", lambda: _pgd(x=X + 2), ValueError, "x"),
     ("pgd-x-empty", lambda: _pgd(x=X[:0], y=Y[:0]), ValueError, "x"),
     ("pgd-x-device", lambda: _pgd(x=META), ValueError, "x"),
+    ("pgd-x-dtype", lambda: _pgd(x=X.double()), ValueError, "x"),
     ("pgd-y-len", lambda: _pgd(y=Y[:2]), ValueError, "y"),
     ("pgd-y-range", lambda: _pgd(y=Y + 10), ValueError, "y"),
     ("pgd-y-negative", lambda: _pgd(y=Y - 1), ValueError, "y"),

@@ -20,6 +20,7 @@ __all__ = [
     "check_model_data",
     "check_targets",
     "model_device",
+    "model_dtype",
     "output_classes",
 ]
 
@@ -33,6 +34,14 @@ def model_device(model: nn.Module) -> torch.device | None:
     """The device of ``model``'s first parameter or buffer (``None`` for a module without tensors)."""
     for t in (*model.parameters(), *model.buffers()):
         return t.device
+    return None
+
+
+def model_dtype(model: nn.Module) -> torch.dtype | None:
+    """The dtype of ``model``'s first floating parameter (``None`` without one)."""
+    for p in model.parameters():
+        if p.is_floating_point():
+            return p.dtype
     return None
 
 
@@ -57,6 +66,9 @@ def check_batch(
     if t.numel() == 0:
         raise ValueError(f"{name} must be a non-empty batch, got shape {tuple(t.shape)}")
     check_finite(t, name)
+    dtype = model_dtype(model) if model is not None else None
+    if dtype is not None and t.dtype != dtype:
+        raise ValueError(f"{name} has dtype {t.dtype} but the model's parameters are {dtype}")
     if pixels and (float(t.min()) < 0.0 or float(t.max()) > 1.0):
         raise ValueError(
             f"{name} must hold pixels in [0, 1], got range [{float(t.min()):.3g}, {float(t.max()):.3g}]"

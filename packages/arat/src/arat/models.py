@@ -1,10 +1,10 @@
-"""The backbone: paperkit.vision's BatchNorm CNN, with ARAT's split BatchNorm on request.
+"""The backbone for 8x8 digits, with ARAT's split BatchNorm on request.
 
-``small_cnn(channels=(32, 64, 64, 64))`` on 8x8 digits: four ``Conv3x3 -> BN -> ReLU`` blocks, max-pooled
-after the first two (8 -> 4 -> 2), global average pooling and a linear head. The invariance taps are the
-BatchNorm outputs of the last two blocks (then ReLU and GAP): the analogue of ResNet-18's
-``layer4.*.bn*`` taps in the official script (the last stage).
-"""
+``"strided"`` (the default, the spec's CNN): four ``Conv3x3 -> BN -> ReLU`` blocks, stride 2 in the second
+(8 -> 8 -> 4 -> 4 -> 4), global average pooling and a linear head. ``"pooled"``: paperkit.vision's
+``small_cnn`` (max-pooled after the first two blocks). The invariance taps are the BatchNorm outputs of the
+last two blocks (then ReLU and GAP): the analogue of ResNet-18's ``layer4.*.bn*`` taps in the official
+script (the last stage)."""
 
 from __future__ import annotations
 
