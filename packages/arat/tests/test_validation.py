@@ -99,6 +99,7 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     # predictor
     ("Predictor-dim-bool", lambda: arat.Predictor(True), TypeError, "dim"),
     ("Predictor-dim-zero", lambda: arat.Predictor(0), ValueError, "dim"),
+    ("Predictor-z-shape", lambda: arat.Predictor(4).eval()(torch.randn(3, 5)), ValueError, "z"),
     ("Predictor-ratio-nan", lambda: arat.Predictor(8, math.nan), ValueError, "ratio"),
     ("predictors-dims", lambda: arat.predictors([8]), TypeError, "dims"),
     ("predictors-dims-value", lambda: arat.predictors({"a": -1}), ValueError, "dims"),
@@ -155,6 +156,7 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("backbone-seed", lambda: arat.backbone(seed=1.5), TypeError, "seed"),
     ("backbone-device", lambda: arat.backbone(device="gpu0"), ValueError, "device"),
     ("default_layers-n", lambda: arat.default_layers(MODEL, 0), ValueError, "n"),
+    ("default_layers-n-big", lambda: arat.default_layers(MODEL, 5), ValueError, "n"),
     ("default_layers-model", lambda: arat.default_layers("m"), TypeError, "model"),
     # training
     ("TrainConfig-objective", lambda: arat.TrainConfig(objective="mart"), ValueError, "objective"),

@@ -81,7 +81,7 @@ def check_targets(y: Any, n: int, name: str = "y", *, classes: int | None = None
     t = check_instance(y, name, torch.Tensor)
     if t.ndim != 1 or t.dtype != torch.int64 or len(t) != n:
         raise ValueError(
-            f"{name} must be an int64 vector of len(x) = {n} labels, got {tuple(t.shape)} {t.dtype}"
+            f"{name} must be an int64 vector of {n} labels (one per input), got {tuple(t.shape)} {t.dtype}"
         )
     if n and (int(t.min()) < 0 or (classes is not None and int(t.max()) >= classes)):
         hi = "" if classes is None else f", {classes - 1}"

@@ -82,4 +82,6 @@ def default_layers(model: nn.Module, n: int = 2) -> tuple[str, ...]:
     n = check_int(n, "n", low=1)
     names = [name for name, m in model.named_modules() if isinstance(m, SplitBatchNorm2d | nn.BatchNorm2d)]
     names = [n_ for n_ in names if not n_.endswith(tuple(f".bns.{b}" for b in ("adv", "clean")))]
+    if n > len(names):
+        raise ValueError(f"n must be at most the model's {len(names)} BatchNorm2d layers, got {n}")
     return tuple(names[-n:])

@@ -30,6 +30,9 @@ class Predictor(nn.Sequential):
         )
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
+        dim = self[0].in_features
+        if z.ndim != 2 or z.shape[1] != dim:
+            raise ValueError(f"z must be a (batch, {dim}) tensor, got shape {tuple(z.shape)}")
         if self.training and z.shape[0] < 2:
             raise ValueError(
                 f"the predictor needs a batch of at least 2 in train mode (BatchNorm1d), got {z.shape[0]}"
