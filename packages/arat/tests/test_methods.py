@@ -112,7 +112,7 @@ def test_eps_zero_runs_and_split_bn_mismatch_is_an_error():
         train(backbone(channels=(4, 4, 4, 4)), X, Y, method_config("arat", epochs=1, layers=("nope",)))
     with pytest.raises(TypeError, match="config"):
         train(plain, X, Y, {"epochs": 1})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="method"):
+    with pytest.raises(ValueError, match="name"):
         method_config("madry")
 
 

@@ -22,16 +22,11 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from paperkit.validation import (
-    check_bool,
-    check_choice,
-    check_finite,
-    check_instance,
-    check_int,
-    check_positive,
-)
+from paperkit.validation import check_bool, check_choice, check_int, check_positive
+from paperkit.vision.common import check_generator
 from torch import nn
 
+from arat.checks import check_model_data
 from arat.losses import cw_margin_loss
 
 __all__ = ["LOSSES", "apgd_ce", "apgd_checkpoints", "pgd", "pgd_kernel"]
@@ -41,17 +36,7 @@ STARTS = ("uniform", "normal", "none")
 
 
 def _check_inputs(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float) -> float:
-    check_instance(model, "model", nn.Module)
-    check_finite(check_instance(x, "x", torch.Tensor), "x")
-    check_instance(y, "y", torch.Tensor)
-    if y.ndim != 1 or len(y) != len(x) or y.dtype != torch.int64:
-        raise ValueError(
-            f"y must be an int64 vector of len(x) = {len(x)} labels, got {tuple(y.shape)} {y.dtype}"
-        )
-    if float(x.min()) < 0.0 or float(x.max()) > 1.0:
-        raise ValueError(
-            f"x must hold pixels in [0, 1], got range [{float(x.min()):.3g}, {float(x.max()):.3g}]"
-        )
+    check_model_data(model, x, y)
     return check_positive(eps, "eps", strict=False)
 
 
@@ -130,7 +115,7 @@ def pgd(
     alpha = eps / 4 if alpha is None else check_positive(alpha, "alpha")
     loss, start = check_choice(loss, "loss", LOSSES), check_choice(start, "start", STARTS)
     if generator is not None:
-        check_instance(generator, "generator", torch.Generator)
+        check_generator(generator, x)
     return pgd_kernel(
         model,
         x,
@@ -170,6 +155,8 @@ def apgd_ce(
     highest-loss one."""
     eps = _check_inputs(model, x, y, eps)
     steps = check_int(steps, "steps", low=1)
+    if generator is not None:
+        check_generator(generator, x)
     checks, rho = set(apgd_checkpoints(steps)), 0.75
     was_training = model.training
     model.eval()

@@ -26,6 +26,7 @@ from paperkit.validation import check_instance, check_int, check_positive, check
 from torch import nn
 
 from arat.attacks import apgd_ce, pgd_kernel
+from arat.checks import check_model_data
 from arat.features import check_layers, forward_features
 from arat.layers import use_branch
 from arat.losses import cosine_distance
@@ -51,6 +52,10 @@ class EvalConfig:
         check_int(self.steps, "steps", low=1)
         check_int(self.restarts, "restarts", low=1)
         check_int(self.apgd_steps, "apgd_steps", low=1)
+        if self.alpha is not None:
+            check_positive(self.alpha, "alpha")
+        if isinstance(self.attacks, str) or not isinstance(self.attacks, tuple | list):
+            raise TypeError(f"attacks must be a tuple of attack names from {ATTACKS}, got {self.attacks!r}")
         bad = [a for a in self.attacks if a not in ATTACKS]
         if bad or not self.attacks:
             raise ValueError(f"attacks must be a non-empty subset of {ATTACKS}, got {self.attacks}")
@@ -63,7 +68,7 @@ def _correct(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor
 
 def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, branch: str = "adv") -> float:
     """Clean accuracy of ``model`` in eval mode on ``branch``."""
-    check_instance(model, "model", nn.Module)
+    model, x, y = check_model_data(model, x, y)
     was = model.training
     model.eval()
     with use_branch(model, branch):
@@ -82,7 +87,7 @@ def robust_accuracy(
     branch: str = "adv",
 ) -> dict[str, float]:
     """``{"clean", <attack>..., "worst"}`` accuracies on ``branch`` (eval mode, BN running statistics)."""
-    check_instance(model, "model", nn.Module)
+    model, x, y = check_model_data(model, x, y)
     check_instance(config, "config", EvalConfig)
     gen = torch.Generator(device=x.device).manual_seed(check_seed(seed))
     alpha = config.eps / 10 if config.alpha is None else config.alpha
@@ -138,7 +143,9 @@ def gradient_conflict(
 ) -> dict[str, float]:
     """Sign-conflict fractions and cosines between grad CE(f(x'), y) and grad A, grad B (module docstring),
     for a shared-BN ``model`` in train mode (as during training); ``x: (batch >= 2, 1, h, w)``."""
-    check_instance(model, "model", nn.Module)
+    model, x, y = check_model_data(model, x, y)
+    if len(x) < 2:
+        raise ValueError(f"x must hold at least 2 images (BatchNorm in train mode), got {len(x)}")
     layers = check_layers(model, layers)
     eps, steps = check_positive(eps, "eps", strict=False), check_int(steps, "steps", low=1)
     gen = torch.Generator(device=x.device).manual_seed(check_seed(seed))

@@ -13,21 +13,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from paperkit.validation import check_bool, check_instance
+from paperkit.validation import check_bool, check_instance, check_strings
 from torch import nn
+
+from arat.checks import check_batch
 
 __all__ = ["check_layers", "forward_features", "layer_names", "tapped_forward"]
 
 
 def layer_names(model: nn.Module) -> list[str]:
     """Every named submodule of ``model`` (what a tap may name)."""
+    check_instance(model, "model", nn.Module)
     return [n for n, _ in model.named_modules() if n]
 
 
 def check_layers(model: nn.Module, layers: Sequence[str]) -> tuple[str, ...]:
     """``layers`` as a tuple, each a submodule of ``model``; else ValueError listing the available names."""
-    if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
+    if isinstance(layers, str) or not isinstance(layers, Sequence):
         raise TypeError(f"layers must be a non-empty sequence of module names, got {layers!r}")
+    if not layers:
+        raise ValueError("layers must be a non-empty sequence of module names, got an empty one")
+    check_strings(layers, "layers")
     names = layer_names(model)
     missing = [name for name in layers if name not in names]
     if missing:
@@ -64,7 +70,7 @@ def tapped_forward(
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """``(logits (batch, classes), {layer: (batch, d_l) feature})`` for ``x: (batch, c, h, w)``."""
     check_instance(model, "model", nn.Module)
-    check_instance(x, "x", torch.Tensor)
+    check_batch(x, "x", model=model, pixels=False)
     layers = check_layers(model, layers)
     return forward_features(
         model, x, layers, relu=check_bool(relu, "relu"), avg_pool=check_bool(avg_pool, "avg_pool")

@@ -19,13 +19,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import torch
-from paperkit.validation import check_choice, check_instance
+from paperkit.validation import check_choice, check_instance, check_strings
 from torch import nn
 
 __all__ = [
     "BRANCHES",
     "SplitBatchNorm2d",
     "branch_of",
+    "check_branches",
     "has_split_bn",
     "set_branch",
     "split_batchnorm",
@@ -44,7 +45,8 @@ class SplitBatchNorm2d(nn.Module):
 
     def __init__(self, bn: nn.BatchNorm2d, branches: Sequence[str] = BRANCHES) -> None:
         super().__init__()
-        self.branches = tuple(branches)
+        check_instance(bn, "bn", nn.BatchNorm2d)
+        self.branches = check_branches(branches)
         self.bns = nn.ModuleDict({b: copy.deepcopy(bn) for b in self.branches})
         self.branch = self.branches[0]
 
@@ -54,6 +56,14 @@ class SplitBatchNorm2d(nn.Module):
 
     def extra_repr(self) -> str:
         return f"branches={self.branches}, active={self.branch!r}"
+
+
+def check_branches(branches: object) -> tuple[str, ...]:
+    """At least two distinct branch names (a bare string is refused: it would be read as its letters)."""
+    names = tuple(check_strings(branches, "branches"))
+    if len(names) < 2 or len(set(names)) != len(names) or not all(names):
+        raise ValueError(f"branches must be at least two distinct non-empty names, got {names!r}")
+    return names
 
 
 def _replace_bns(module: nn.Module, branches: Sequence[str]) -> int:
@@ -74,13 +84,7 @@ def split_batchnorm(model: nn.Module, branches: Sequence[str] = BRANCHES) -> nn.
     Raises ``ValueError`` for a model without ``BatchNorm2d`` (split BN would be a silent no-op).
     """
     model = check_instance(model, "model", nn.Module)
-    branches = tuple(branches)
-    if (
-        len(branches) < 2
-        or len(set(branches)) != len(branches)
-        or not all(isinstance(b, str) for b in branches)
-    ):
-        raise ValueError(f"branches must be at least two distinct names, got {branches!r}")
+    branches = check_branches(branches)
     if any(isinstance(m, SplitBatchNorm2d) for m in model.modules()):
         raise ValueError("model already has split BatchNorm layers")
     out = copy.deepcopy(model)
@@ -93,17 +97,24 @@ def split_batchnorm(model: nn.Module, branches: Sequence[str] = BRANCHES) -> nn.
 
 
 def _splits(model: nn.Module) -> list[SplitBatchNorm2d]:
+    check_instance(model, "model", nn.Module)
     return [m for m in model.modules() if isinstance(m, SplitBatchNorm2d)]
 
 
 def has_split_bn(model: nn.Module) -> bool:
     """Whether ``model`` holds at least one :class:`SplitBatchNorm2d`."""
-    return bool(_splits(check_instance(model, "model", nn.Module)))
+    return bool(_splits(model))
 
 
 def set_branch(model: nn.Module, branch: str) -> None:
-    """Make ``branch`` active in every split layer of ``model`` (a model without split BN: no-op)."""
-    for m in _splits(model):
+    """Make ``branch`` active in every split layer of ``model`` (a model without split BN: no-op, but
+    ``branch`` must still be one of :data:`BRANCHES`, so that a typo does not pass silently)."""
+    layers = _splits(model)
+    if not isinstance(branch, str):
+        raise TypeError(f"branch must be a str, got {type(branch).__name__}")
+    if not layers:
+        check_choice(branch, "branch", BRANCHES)
+    for m in layers:
         m.branch = check_choice(branch, "branch", m.branches)
 
 

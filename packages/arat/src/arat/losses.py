@@ -32,6 +32,8 @@ import torch.nn.functional as F
 from paperkit.validation import check_instance, check_number, check_positive
 from torch import nn
 
+from arat.checks import check_features, check_targets
+
 __all__ = [
     "asymmetric_invariance",
     "auto_balance_weights",
@@ -44,9 +46,9 @@ __all__ = [
 
 def _check_pair(u: torch.Tensor, v: torch.Tensor, names: tuple[str, str]) -> None:
     for t, n in zip((u, v), names, strict=True):
-        check_instance(t, n, torch.Tensor)
-        if t.ndim != 2:
-            raise ValueError(f"{n} must be a (batch, d) tensor, got shape {tuple(t.shape)}")
+        check_features(t, n)
+    if u.device != v.device:
+        raise ValueError(f"{names[0]} is on {u.device} but {names[1]} is on {v.device}")
     if u.shape != v.shape:
         raise ValueError(
             f"{names[0]} and {names[1]} must have the same shape, got {tuple(u.shape)} and {tuple(v.shape)}"
@@ -90,6 +92,12 @@ def trades_kl(logits_adv: torch.Tensor, logits_clean: torch.Tensor) -> torch.Ten
 
 def cw_margin_loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-sample ``max_{j != y} z_j - z_y`` (CW margin; > 0 means misclassified), ``(batch,)``."""
+    logits = check_features(logits, "logits")
+    if logits.shape[1] < 2:
+        raise ValueError(f"logits must have at least 2 classes, got shape {tuple(logits.shape)}")
+    y = check_targets(y, len(logits), classes=logits.shape[1])
+    if y.device != logits.device:
+        raise ValueError(f"y is on {y.device} but logits is on {logits.device}")
     z_y = logits.gather(1, y[:, None])[:, 0]
     other = logits.masked_fill(F.one_hot(y, logits.shape[1]).bool(), float("-inf")).amax(1)
     return other - z_y

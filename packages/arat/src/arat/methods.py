@@ -17,11 +17,11 @@ stop-gradient + predictor ablation without split BN, ``splitbn`` the split-BN-on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import torch
-from paperkit.validation import check_choice, check_seed
+from paperkit.validation import check_choice, check_instance, check_seed
 from paperkit.vision.common import as_device
 
 from arat.models import backbone
@@ -71,7 +71,14 @@ METHODS: dict[str, MethodInfo] = {
 def method_config(name: str, base: TrainConfig | None = None, **overrides: Any) -> TrainConfig:
     """The ``TrainConfig`` of method ``name``: ``base`` (default ``TrainConfig()``), the method's changes,
     then ``overrides`` (e.g. ``epochs``, ``lr``, ``eps``)."""
-    info = METHODS[check_choice(name, "method", tuple(METHODS))]
+    info = METHODS[check_choice(name, "name", tuple(METHODS))]
+    if base is not None and not isinstance(base, TrainConfig):
+        raise TypeError(f"base must be None or an arat.TrainConfig, got {type(base).__name__}")
+    unknown = sorted(set(overrides) - {f.name for f in fields(TrainConfig)})
+    if unknown:
+        raise TypeError(
+            f"unknown TrainConfig field(s) {unknown}; known: {[f.name for f in fields(TrainConfig)]}"
+        )
     return replace(base or TrainConfig(), **dict(info.changes), **overrides)
 
 
@@ -92,6 +99,8 @@ def fit(
     config = method_config(name, base, **overrides)
     seed = check_seed(seed)
     dev = as_device(device)
+    for t, label in ((x, "x"), (y, "y")):
+        check_instance(t, label, torch.Tensor)
     model = backbone(
         channels=channels,
         arch=arch,

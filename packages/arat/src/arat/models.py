@@ -1,26 +1,34 @@
-"""The backbone: paperkit.vision's BatchNorm CNN, with ARAT's split BatchNorm on request.
+"""The backbone for 8x8 digits, with ARAT's split BatchNorm on request.
 
-``small_cnn(channels=(32, 64, 64, 64))`` on 8x8 digits: four ``Conv3x3 -> BN -> ReLU`` blocks, max-pooled
-after the first two (8 -> 4 -> 2), global average pooling and a linear head. The invariance taps are the
-BatchNorm outputs of the last two blocks (then ReLU and GAP): the analogue of ResNet-18's
-``layer4.*.bn*`` taps in the official script (the last stage).
-"""
+``"strided"`` (the default, the spec's CNN): four ``Conv3x3 -> BN -> ReLU`` blocks, stride 2 in the second
+(8 -> 8 -> 4 -> 4 -> 4), global average pooling and a linear head. ``"pooled"``: paperkit.vision's
+``small_cnn`` (max-pooled after the first two blocks). The invariance taps are the BatchNorm outputs of the
+last two blocks (then ReLU and GAP): the analogue of ResNet-18's ``layer4.*.bn*`` taps in the official
+script (the last stage)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import torch
-from paperkit.validation import check_bool, check_choice, check_int, check_seed
+from paperkit.validation import check_bool, check_choice, check_instance, check_int, check_seed
 from paperkit.vision import small_cnn
+from paperkit.vision.common import as_device
 from torch import nn
 
 from arat.layers import split_batchnorm
 
-__all__ = ["ARCHS", "backbone", "default_layers", "strided_cnn"]
+__all__ = ["ARCHS", "backbone", "check_channels", "default_layers", "strided_cnn"]
 
 
 ARCHS = ("strided", "pooled")
+
+
+def check_channels(channels: object) -> list[int]:
+    """A non-empty sequence of channel counts >= 1."""
+    if isinstance(channels, str) or not isinstance(channels, Sequence) or not channels:
+        raise TypeError(f"channels must be a non-empty sequence of channel counts, got {channels!r}")
+    return [check_int(c, f"channels[{i}]", low=1) for i, c in enumerate(channels)]
 
 
 def strided_cnn(
@@ -28,7 +36,8 @@ def strided_cnn(
 ) -> nn.Sequential:
     """The spec's CNN: ``Conv3x3 -> BN -> ReLU`` blocks, stride 2 in the second (8 -> 8 -> 4 -> 4 -> 4),
     GAP and a linear head; PyTorch's default init drawn from ``seed`` (the global RNG is left alone)."""
-    chans = [check_int(c, f"channels[{i}]", low=1) for i, c in enumerate(channels)]
+    chans = check_channels(channels)
+    device = as_device(device)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(check_seed(seed))
         layers: list[nn.Module] = []
@@ -57,6 +66,7 @@ def backbone(
     (paperkit.vision's ``small_cnn``, max-pooled); the same ``seed`` gives the same shared weights with or
     without split BN (both branches start from the same BatchNorm)."""
     arch = check_choice(arch, "arch", ARCHS)
+    channels, device = check_channels(channels), as_device(device)
     if arch == "pooled":
         model = small_cnn(1, 10, channels=channels, image_size=8, seed=seed, device=device)
     else:
@@ -68,6 +78,10 @@ def default_layers(model: nn.Module, n: int = 2) -> tuple[str, ...]:
     """The names of the last ``n`` normalisation layers (split or plain BatchNorm2d) of ``model``."""
     from arat.layers import SplitBatchNorm2d
 
+    check_instance(model, "model", nn.Module)
+    n = check_int(n, "n", low=1)
     names = [name for name, m in model.named_modules() if isinstance(m, SplitBatchNorm2d | nn.BatchNorm2d)]
     names = [n_ for n_ in names if not n_.endswith(tuple(f".bns.{b}" for b in ("adv", "clean")))]
+    if n > len(names):
+        raise ValueError(f"n must be at most the model's {len(names)} BatchNorm2d layers, got {n}")
     return tuple(names[-n:])

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import torch
 from paperkit.validation import check_int, check_number, check_seed
+from paperkit.vision.common import as_device
 from torch import nn
 
 __all__ = ["Predictor", "head", "predictors"]
@@ -29,6 +30,9 @@ class Predictor(nn.Sequential):
         )
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
+        dim = self[0].in_features
+        if z.ndim != 2 or z.shape[1] != dim:
+            raise ValueError(f"z must be a (batch, {dim}) tensor, got shape {tuple(z.shape)}")
         if self.training and z.shape[0] < 2:
             raise ValueError(
                 f"the predictor needs a batch of at least 2 in train mode (BatchNorm1d), got {z.shape[0]}"
@@ -45,10 +49,18 @@ def predictors(
     dims: Mapping[str, int], *, ratio: float = 0.25, seed: int = 0, device: str | torch.device = "cpu"
 ) -> nn.ModuleDict:
     """``{layer: Predictor(dims[layer], ratio)}`` (keys with ``.`` replaced by ``__``), seeded init."""
+    if not isinstance(dims, Mapping) or not dims:
+        raise TypeError(f"dims must be a non-empty mapping of layer name -> feature size, got {dims!r}")
+    for k in dims:
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"dims keys must be non-empty layer names (str), got {k!r}")
+    dev = as_device(device)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(check_seed(seed))
-        heads = nn.ModuleDict({_key(k): Predictor(d, ratio) for k, d in dims.items()})
-    return heads.to(device)
+        heads = nn.ModuleDict(
+            {_key(k): Predictor(check_int(d, f"dims[{k!r}]", low=1), ratio) for k, d in dims.items()}
+        )
+    return heads.to(dev)
 
 
 def head(heads: nn.ModuleDict, layer: str) -> nn.Module:

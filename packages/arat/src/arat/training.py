@@ -26,10 +26,19 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from paperkit import torch_threads
-from paperkit.validation import check_bool, check_choice, check_int, check_number, check_positive, check_seed
+from paperkit.validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_positive,
+    check_seed,
+    check_strings,
+)
 from torch import nn
 
 from arat.attacks import pgd_kernel
+from arat.checks import check_model_data
 from arat.features import check_layers, forward_features
 from arat.layers import has_split_bn, use_branch
 from arat.losses import asymmetric_invariance, auto_balance_weights, symmetric_invariance, trades_kl
@@ -83,6 +92,13 @@ class TrainConfig:
         for name in ("weight_decay", "beta", "gamma", "w_adv", "w_clean"):
             check_positive(getattr(self, name), name, strict=False)
         check_positive(self.kappa, "kappa")
+        check_number(self.ratio, "ratio", low=0.0, high=1.0, low_open=True)
+        if self.layers is not None:
+            if isinstance(self.layers, str) or not isinstance(self.layers, tuple | list) or not self.layers:
+                raise TypeError(
+                    f"layers must be None or a non-empty tuple of module names, got {self.layers!r}"
+                )
+            check_strings(self.layers, "layers")
         for name in ("attack_train_mode", "predictor", "split_bn", "auto_balance"):
             check_bool(getattr(self, name), name)
 
@@ -143,6 +159,8 @@ class SGD:
 
 def lr_at(config: TrainConfig, epoch: int) -> float:
     """Learning rate of ``epoch`` (0-based): 0.2 lr, then lr, 0.1 lr from 75%, 0.01 lr from 90%."""
+    config = check_instance_config(config)
+    epoch = check_int(epoch, "epoch", low=0)
     if epoch == 0:
         return 0.2 * config.lr
     frac = epoch / max(config.epochs, 1)
@@ -267,6 +285,9 @@ def train(
     import time
 
     c = check_instance_config(config)
+    model, x, y = check_model_data(model, x, y)
+    if len(x) < 2:
+        raise ValueError(f"x must hold at least 2 images (BatchNorm in train mode), got {len(x)}")
     seed, threads = check_seed(seed), check_int(threads, "threads", low=1)
     device = x.device
     layers, heads = _setup(model, c, seed, device)
