@@ -14,6 +14,7 @@ import torch
 from paperkit import check_choice, check_int, check_seed
 from paperkit.vision import load_digits, stratified_split
 
+from plnl.checks import check_device
 from plnl.labels import check_labels, subset_complementary, uniform_complementary
 
 __all__ = ["CLLData", "cll_digits"]
@@ -48,6 +49,7 @@ def cll_digits(
     n_train = check_int(n_train, "n_train", low=20, high=N_TRAIN_PART - 20)
     n_dev = check_int(n_dev, "n_dev", low=10, high=N_TRAIN_PART - n_train)
     distr = check_choice(distr, "distr", (0, 1))
+    device = str(check_device(device))
     split = load_digits(8, seed=seed, device=device)
     y_all = split.y_train.cpu().numpy()
     rest, dev = stratified_split(y_all, n_dev / len(y_all), seed + 1)

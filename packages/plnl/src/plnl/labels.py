@@ -20,7 +20,7 @@ from math import comb
 
 import numpy as np
 import torch
-from paperkit import check_array, check_int
+from paperkit import check_array, check_int, check_seed
 
 __all__ = [
     "check_complementary",
@@ -88,7 +88,7 @@ def uniform_complementary(y: object, n_classes: int, *, nc: int = 1, seed: int) 
     yy = check_labels(y, n_classes)
     K = int(n_classes)
     nc = check_int(nc, "nc", low=1, high=K - 1)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     # A random key per (example, class), +inf on the true class: the nc smallest keys are a uniform
     # nc-subset of the wrong classes, drawn for all examples at once.
     keys = rng.random((len(yy), K))
@@ -111,7 +111,7 @@ def subset_complementary(y: object, n_classes: int, *, seed: int) -> np.ndarray:
     size ``s`` from :func:`subset_weights`, then ``s`` wrong classes uniformly without replacement."""
     yy = check_labels(y, n_classes)
     K = int(n_classes)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     sizes = rng.choice(np.arange(1, K), size=len(yy), p=subset_weights(K))
     keys = rng.random((len(yy), K))
     keys[np.arange(len(yy)), yy] = np.inf

@@ -2,7 +2,9 @@
 
 ``f``: ``(b, K)`` logits, ``p = softmax(f)``, ``C``: ``(b, K)`` 0/1 complementary labels,
 ``|C_i| = sum_k C_ik``.
-Every loss is a mean over the batch (a scalar tensor, differentiable in ``f``).
+Every loss is a mean over the batch (a scalar tensor, differentiable in ``f``). Every function checks its
+arguments (TypeError/ValueError naming the argument); ``check=False`` skips that, for the trainers, which
+check their data once on entry rather than on every mini-batch.
 
 - SCL-LOG (Chou et al. 2020): ``-mean_i sum_k C_ik log(1 - p_ik + 1e-8)``.
 - SCL-EXP: ``mean_i sum_k C_ik exp(p_ik)``.
@@ -30,6 +32,10 @@ from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
+from paperkit import check_number
+
+from plnl.checks import check_same_device, check_scores
+from plnl.labels import check_complementary
 
 __all__ = [
     "LOSSES",
@@ -49,35 +55,58 @@ __all__ = [
 EPS = 1e-8  # the official code's log guard
 
 
-def scl_log(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def _checked(f: object, C: object, f_name: str = "f") -> tuple[torch.Tensor, torch.Tensor]:
+    """``(f, C)`` checked: finite floating ``(b, K)`` logits, a valid 0/1 ``C`` of that shape, one device."""
+    ft = check_scores(f, f_name)
+    if not isinstance(C, torch.Tensor):
+        raise TypeError(f"C must be a torch.Tensor, got {type(C).__name__}")
+    check_same_device(ft, f_name, C, "C")
+    if tuple(C.shape) != tuple(ft.shape):
+        raise ValueError(f"C must have {f_name}'s shape {tuple(ft.shape)}, got {tuple(C.shape)}")
+    return ft, check_complementary(C, "C")
+
+
+def scl_log(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     p = F.softmax(f, dim=1)
     return -(torch.log(1.0 - p + EPS) * C).sum(1).mean()
 
 
-def scl_exp(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def scl_exp(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     return (torch.exp(F.softmax(f, dim=1)) * C).sum(1).mean()
 
 
-def ub_log(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def ub_log(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     K = f.shape[1]
     cand = (F.softmax(f, dim=1) * (1 - C)).sum(1) + EPS
     return -((K - 1) / C.sum(1) * torch.log(cand)).mean()
 
 
-def ub_exp(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def ub_exp(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     K = f.shape[1]
     cand = (F.softmax(f, dim=1) * (1 - C)).sum(1)
     return ((K - 1) / C.sum(1) * torch.exp(-cand)).mean()
 
 
-def pc_loss(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def pc_loss(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     K = f.shape[1]
     pair = torch.sigmoid(f[:, :, None] - f[:, None, :])  # (b, c, k): sigmoid(f_c - f_k)
     per = (C[:, :, None] * pair).sum((1, 2)) / C.sum(1)
     return (K - 1) * per.mean() - K * (K - 1) / 2 + (K - 1)
 
 
-def forward_loss(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def forward_loss(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
+    if check:
+        f, C = _checked(f, C)
     K = f.shape[1]
     Q = (torch.ones(K, K, device=f.device, dtype=f.dtype) - torch.eye(K, device=f.device, dtype=f.dtype)) / (
         K - 1
@@ -86,9 +115,22 @@ def forward_loss(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
     return -(torch.log(q) * C).sum() / len(f)
 
 
-def _nn_risks(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor) -> torch.Tensor:
+def _check_prior(f: torch.Tensor, C: torch.Tensor, prior: object) -> None:
+    prior = check_scores(prior, "prior", ndim=1, shape=(f.shape[1],))
+    check_same_device(f, "f", prior, "prior")
+    if bool((prior < 0).any()):
+        raise ValueError("prior must be non-negative (class frequencies of the complementary labels)")
+    if bool((C.sum(1) != 1).any()):
+        raise ValueError("C must hold exactly one complementary label per row for the NN / Free risks")
+
+
+def _nn_risks(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor, check: bool) -> torch.Tensor:
     """``(K,)`` per-class partial risks ``R_j`` of Ishida et al. (2019) on one batch."""
+    if check:
+        f, C = _checked(f, C)
     K = f.shape[1]
+    if check:
+        _check_prior(f, C, prior)
     cbar = C.argmax(1)
     neglog = -F.log_softmax(f, dim=1)  # (b, K)
     onehot = F.one_hot(cbar, K).to(f.dtype)  # (b, K): which complementary class each example has
@@ -100,33 +142,57 @@ def _nn_risks(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor) -> torch.Te
     return first + second
 
 
-def nn_loss(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor, beta: float = 0.0) -> torch.Tensor:
+def nn_loss(
+    f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor, beta: float = 0.0, *, check: bool = True
+) -> torch.Tensor:
     """Non-negative risk estimator (``beta = 0``); needs exactly one complementary label per row."""
-    return torch.clamp(_nn_risks(f, C, prior), min=-beta).sum()
+    beta = check_number(beta, "beta", low=0.0, finite=False)
+    return torch.clamp(_nn_risks(f, C, prior, check), min=-beta).sum()
 
 
-def free_loss(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor) -> torch.Tensor:
+def free_loss(f: torch.Tensor, C: torch.Tensor, prior: torch.Tensor, *, check: bool = True) -> torch.Tensor:
     """Assumption-free (unbiased) risk estimator: :func:`nn_loss` with ``beta = inf``."""
-    return _nn_risks(f, C, prior).sum()
+    return _nn_risks(f, C, prior, check).sum()
 
 
-def supervised_bce(f: torch.Tensor, y_hat: torch.Tensor) -> torch.Tensor:
+def _check_y_hat(f: object, y_hat: object) -> None:
+    f = check_scores(f, "f")
+    if not isinstance(y_hat, torch.Tensor) or y_hat.dtype != torch.int64:
+        raise TypeError(f"y_hat must be an int64 tensor, got {getattr(y_hat, 'dtype', type(y_hat).__name__)}")
+    if y_hat.shape != (len(f),):
+        raise ValueError(f"y_hat must have shape ({len(f)},) to match f's rows, got {tuple(y_hat.shape)}")
+    check_same_device(f, "f", y_hat, "y_hat")
+    if bool(((y_hat < 0) | (y_hat >= f.shape[1])).any()):
+        raise ValueError(f"y_hat must hold classes in 0 .. {f.shape[1] - 1}")
+
+
+def supervised_bce(f: torch.Tensor, y_hat: torch.Tensor, *, check: bool = True) -> torch.Tensor:
     """BCE-with-logits of ``f (b, K)`` against ``onehot(y_hat)``; ``0`` when ``b = 0`` (no confident row)."""
+    if check:
+        _check_y_hat(f, y_hat)
     if len(f) == 0:
         return f.sum() * 0.0
     return F.binary_cross_entropy_with_logits(f, F.one_hot(y_hat, f.shape[1]).to(f.dtype))
 
 
-def consistency_target(f: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+def consistency_target(f: torch.Tensor, C: torch.Tensor, *, check: bool = True) -> torch.Tensor:
     """``(b, K)`` detached target: ``softmax(f)`` on the non-complementary classes, renormalised."""
+    if check:
+        f, C = _checked(f, C)
     with torch.no_grad():
         q = (1 - C) * F.softmax(f, dim=1)
         s = q.sum(1, keepdim=True)
         return q / torch.where(s == 0, torch.ones_like(s), s)
 
 
-def consistency_kl(f_aug: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def consistency_kl(f_aug: torch.Tensor, target: torch.Tensor, *, check: bool = True) -> torch.Tensor:
     """``KLDivLoss(batchmean)(log_softmax(f_aug), target + 1e-8)``."""
+    if check:
+        f_aug = check_scores(f_aug, "f_aug")
+        target = check_scores(target, "target", shape=tuple(f_aug.shape))
+        check_same_device(f_aug, "f_aug", target, "target")
+        if bool((target < 0).any()):
+            raise ValueError("target must be a non-negative distribution per row")
     return F.kl_div(F.log_softmax(f_aug, dim=1), target + EPS, reduction="batchmean")
 
 

@@ -1,6 +1,7 @@
 """PLNL, its ablations and the CLL baselines behind one registry.
 
-Every method is ``call(x, C, x_eval, *, epochs, pre_epochs, lr, seed, device, y_true=None, **plnl) -> Fit``:
+Every method is ``call(x, C, x_eval, *, epochs, pre_epochs, lr, seed, device, y_true=None, cons_ramp) -> Fit``
+(the PLNL methods also take ``lam, k, t, qs, weps``; a baseline refuses them with a TypeError):
 ``x (n, 1, s, s)`` float images with complementary labels ``C (n, K)``, and the images to score,
 ``x_eval (m, 1, s, s)``. The budget is the same for every method: ``pre_epochs + epochs`` epochs per network
 (PLNL: ``pre_epochs`` of SCL-LOG pre-training, then ``epochs`` of PLNL; a baseline: all of them on its
@@ -22,6 +23,7 @@ from paperkit import check_choice, check_instance, check_int, check_positive, ch
 from paperkit.vision import mlp
 from torch import nn
 
+from plnl.checks import check_device
 from plnl.labels import check_complementary
 from plnl.training import PLNLConfig, TrainConfig, fit_plnl, predict, train_cll
 
@@ -51,6 +53,8 @@ class MethodInfo:
 
 def build_model(in_dim: int, n_classes: int, *, seed: int, device: str = "cpu") -> nn.Module:
     """The spec's MLP ``in_dim -> 256 -> 256 -> K`` with BatchNorm and ReLU, seeded."""
+    check_int(n_classes, "n_classes", low=2)
+    device = str(check_device(device))
     return mlp(in_dim, HIDDEN, n_classes, norm="batch", seed=seed, device=device)
 
 
@@ -65,9 +69,12 @@ def _check_images(x: object, name: str) -> torch.Tensor:
 
 def _setup(
     x: object, C: object, x_eval: object, *, epochs: object, pre_epochs: object, lr: object, seed: object,
-    y_true: object,
+    y_true: object, device: object,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int, int, float, int]:  # fmt: skip
+    check_device(device)
     xt, xe = _check_images(x, "x"), _check_images(x_eval, "x_eval")
+    if y_true is not None and not isinstance(y_true, torch.Tensor):
+        raise TypeError(f"y_true must be a torch.Tensor or None, got {type(y_true).__name__}")
     Ct = check_complementary(C, "C", y=y_true).to(xt.device)
     if len(Ct) != len(xt):
         raise ValueError(f"C has {len(Ct)} rows for {len(xt)} images in x")
@@ -81,10 +88,18 @@ def _baseline(loss: str, *, networks: int = 1, consistency: bool = False) -> Cal
     def call(
         x: torch.Tensor, C: torch.Tensor, x_eval: torch.Tensor, *, epochs: int, pre_epochs: int = 0,
         lr: float = 0.1, seed: int, device: str = "cpu", y_true: torch.Tensor | None = None,
-        cons_ramp: float = 100.0, **_plnl: Any,
+        cons_ramp: float = 100.0,
     ) -> Fit:  # fmt: skip
         xt, Ct, xe, ep, pre, lr_, s = _setup(
-            x, C, x_eval, epochs=epochs, pre_epochs=pre_epochs, lr=lr, seed=seed, y_true=y_true
+            x,
+            C,
+            x_eval,
+            epochs=epochs,
+            pre_epochs=pre_epochs,
+            lr=lr,
+            seed=seed,
+            y_true=y_true,
+            device=device,
         )
         if loss in ("nn", "free") and bool((Ct.sum(1) != 1).any()):
             raise ValueError(f"C must hold exactly one complementary label per row for the {loss} loss")
@@ -113,7 +128,15 @@ def _plnl(**variant: Any) -> Callable[..., Fit]:
         weps: int = 20,
     ) -> Fit:  # fmt: skip
         xt, Ct, xe, ep, pre, lr_, s = _setup(
-            x, C, x_eval, epochs=epochs, pre_epochs=pre_epochs, lr=lr, seed=seed, y_true=y_true
+            x,
+            C,
+            x_eval,
+            epochs=epochs,
+            pre_epochs=pre_epochs,
+            lr=lr,
+            seed=seed,
+            y_true=y_true,
+            device=device,
         )
         cfg = PLNLConfig(
             train=TrainConfig(epochs=ep, lr=lr_, cons_ramp=cons_ramp), pre_epochs=pre, lam=lam, k=k, t=t,

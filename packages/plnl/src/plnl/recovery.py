@@ -30,22 +30,34 @@ import torch
 import torch.nn.functional as F
 from paperkit import check_int, check_number, check_positive
 
+from plnl.checks import check_same_device, check_scores
+from plnl.labels import check_complementary
+
 __all__ = ["intensity", "knn_indices", "negative_label_enhancement", "nle_counts", "positive_label_guessing"]
 
 
+def _check_plg(prob_queue: object, C: object, lam: object) -> tuple[torch.Tensor, torch.Tensor, float]:
+    pq = check_scores(prob_queue, "prob_queue", ndim=3)
+    Ct = check_complementary(check_scores(C, "C"), "C")
+    check_same_device(pq, "prob_queue", Ct, "C")
+    if pq.shape[1:] != Ct.shape or pq.shape[0] < 1:
+        raise ValueError(
+            f"prob_queue must be (qs >= 1, n, K) with (n, K) = C's shape {tuple(Ct.shape)}, "
+            f"got {tuple(pq.shape)}"
+        )
+    return pq, Ct, check_number(lam, "lam", low=0.0)
+
+
 def positive_label_guessing(
-    prob_queue: torch.Tensor, C: torch.Tensor, *, lam: float = 0.99
+    prob_queue: torch.Tensor, C: torch.Tensor, *, lam: float = 0.99, check: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(flags (n,) bool, y_hat (n,) int64)`` from softmax outputs ``prob_queue (qs, n, K)``, ``C (n, K)``.
 
     ``y_hat`` is ``argmax Pbar`` for every row (meaningful where ``flags``). ``lam >= 1`` never flags.
+    ``check=False`` skips the argument checks (the trainer checked its data on entry; PLG runs per batch).
     """
-    if prob_queue.ndim != 3 or prob_queue.shape[1:] != C.shape or prob_queue.shape[0] < 1:
-        raise ValueError(
-            f"prob_queue must be (qs >= 1, n, K) with (n, K) = C's shape {tuple(C.shape)}, "
-            f"got {tuple(prob_queue.shape)}"
-        )
-    lam = check_number(lam, "lam", low=0.0)
+    if check:
+        prob_queue, C, lam = _check_plg(prob_queue, C, lam)
     mean = prob_queue.mean(0)
     top, y_hat = mean.max(1)
     not_comp = C.gather(1, y_hat[:, None])[:, 0] == 0
@@ -57,7 +69,7 @@ def positive_label_guessing(
 def knn_indices(logits: torch.Tensor, k: int) -> torch.Tensor:
     """``(n, k')`` indices of each row's ``k' = min(k, n-1)`` nearest rows (L2 on L2-normalised logits,
     self excluded, nearest first; ties broken by index)."""
-    n = logits.shape[0]
+    n = check_scores(logits, "logits").shape[0]
     k = check_int(k, "k", low=1)
     if n < 2:
         raise ValueError(f"logits must have at least 2 rows for a neighbour search, got {n}")
@@ -70,8 +82,24 @@ def knn_indices(logits: torch.Tensor, k: int) -> torch.Tensor:
     return order[:, :k]
 
 
+def check_knn(knn: object, n: int) -> torch.Tensor:
+    """``knn`` as an int64 ``(n, k)`` tensor of row indices in ``0 .. n-1`` (``k >= 1``)."""
+    if not isinstance(knn, torch.Tensor) or knn.dtype != torch.int64:
+        raise TypeError(f"knn must be an int64 tensor, got {getattr(knn, 'dtype', type(knn).__name__)}")
+    if knn.ndim != 2 or knn.shape[0] != n or knn.shape[1] < 1:
+        raise ValueError(f"knn must have shape ({n}, k >= 1) to match C0's rows, got {tuple(knn.shape)}")
+    if bool(((knn < 0) | (knn >= n)).any()):
+        raise ValueError(f"knn must hold row indices in 0 .. {n - 1}")
+    return knn
+
+
 def intensity(C0: torch.Tensor, knn: torch.Tensor) -> torch.Tensor:
-    """``(n, K)``: ``I_i = sum_{j in knn[i]} C0_j``."""
+    """``(n, K)``: ``I_i = sum_{j in knn[i]} C0_j`` (``C0``: any 0/1 matrix)."""
+    C0 = check_scores(C0, "C0")
+    if not bool(((C0 == 0) | (C0 == 1)).all()):
+        raise ValueError("C0 must hold only 0 and 1")
+    check_knn(knn, len(C0))
+    check_same_device(C0, "C0", knn, "knn")
     return C0[knn].sum(1)
 
 
@@ -82,6 +110,9 @@ def nle_counts(
     (``constant``: the ablation "NLE with constant a_i" gives every row that many), capped so that at
     least one candidate is left."""
     t = check_positive(t, "t", strict=False)
+    C0 = check_complementary(check_scores(C0, "C0"), "C0")
+    probs = check_scores(probs, "probs", shape=tuple(C0.shape))
+    check_same_device(C0, "C0", probs, "probs")
     cand = (1 - C0).sum(1)
     if constant is None:
         top = probs.max(1).values
@@ -99,10 +130,9 @@ def negative_label_enhancement(
 
     Ties in intensity go to the lower class index (the official ``torch.topk`` leaves them unspecified).
     """
-    if C0.shape != probs.shape or knn.shape[0] != C0.shape[0]:
-        raise ValueError(
-            f"C0 {tuple(C0.shape)}, probs {tuple(probs.shape)} and knn {tuple(knn.shape)} must share n, K"
-        )
+    C0 = check_complementary(check_scores(C0, "C0"), "C0")
+    probs = check_scores(probs, "probs", shape=tuple(C0.shape))
+    check_knn(knn, len(C0))
     a = nle_counts(C0, probs, t=t, constant=constant)
     inten = intensity(C0, knn)
     K = C0.shape[1]

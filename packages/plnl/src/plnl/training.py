@@ -28,10 +28,21 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
-from paperkit import check_bool, check_int, check_number, check_positive
+from paperkit import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_positive,
+    check_seed,
+)
 from paperkit.vision import add_noise, compose, cutout, random_shift
+from paperkit.vision.common import check_images
 from torch import nn
 
+from plnl.checks import check_generator, check_model, check_same_device
+from plnl.labels import check_complementary, check_labels
 from plnl.losses import (
     LOSSES,
     consistency_kl,
@@ -101,6 +112,7 @@ class PLNLConfig:
     constant_add: int | None = None  # ablation: NLE adds this many to every row instead of a_i
 
     def __post_init__(self) -> None:
+        check_instance(self.train, "train", TrainConfig)
         check_int(self.pre_epochs, "pre_epochs", low=0)
         check_number(self.lam, "lam", low=0.0)
         check_int(self.k, "k", low=1)
@@ -133,6 +145,20 @@ def _multistep(opt: torch.optim.Optimizer, epochs: int) -> torch.optim.lr_schedu
     return torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[epochs // 2, (3 * epochs) // 4], gamma=0.1)
 
 
+def check_data(x: object, C: object, C_name: str = "C") -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x, C)``: finite floating images ``(n, channels, h, w)``, a valid ``(n, K)`` ``C`` on x's device."""
+    xt = check_images(x, "x")  # type: ignore[arg-type]
+    if len(xt) < 2:
+        raise ValueError(f"x must hold at least 2 images (BatchNorm needs two), got {len(xt)}")
+    if not isinstance(C, torch.Tensor):
+        raise TypeError(f"{C_name} must be a torch.Tensor, got {type(C).__name__}")
+    check_same_device(xt, "x", C, C_name)
+    Ct = check_complementary(C, C_name)
+    if len(Ct) != len(xt):
+        raise ValueError(f"{C_name} has {len(Ct)} rows for {len(xt)} images in x")
+    return xt, Ct
+
+
 def train_cll(
     model: nn.Module,
     x: torch.Tensor,
@@ -145,10 +171,16 @@ def train_cll(
 ) -> np.ndarray:
     """Train ``model`` in place on one loss of :data:`~plnl.losses.LOSSES` (``consistency``: add POCR's
     ``min(e/ramp, 1) (KL(q||weak) + KL(q||strong))``); returns the per-epoch mean training loss."""
+    check_model(model)
+    x, C = check_data(x, C)
+    loss = check_choice(loss, "loss", tuple(LOSSES))
+    check_instance(cfg, "cfg", TrainConfig)
+    seed, consistency = check_seed(seed), check_bool(consistency, "consistency")
     gen = torch.Generator(device=x.device).manual_seed(seed)
     fn = LOSSES[loss]
     if loss in ("nn", "free"):
-        fn = functools.partial(fn, prior=C.mean(0))  # class prior of the complementary labels
+        fn = functools.partial(fn, prior=C.mean(0))
+    fn = functools.partial(fn, check=False)  # checked above, once  # class prior of the complementary labels
     opt = _sgd(model, cfg)
     sched = _multistep(opt, cfg.epochs)
     history = []
@@ -160,9 +192,9 @@ def train_cll(
             out = model(xb)
             value = fn(out, Cb)
             if consistency:
-                q = consistency_target(out, Cb)
-                cons = consistency_kl(model(weak_view(xb, gen)), q) + consistency_kl(
-                    model(strong_view(xb, gen)), q
+                q = consistency_target(out, Cb, check=False)
+                cons = consistency_kl(model(weak_view(xb, gen)), q, check=False) + consistency_kl(
+                    model(strong_view(xb, gen)), q, check=False
                 )
                 value = value + min(epoch / cfg.cons_ramp, 1.0) * cons
             opt.zero_grad(set_to_none=True)
@@ -177,6 +209,12 @@ def train_cll(
 @torch.no_grad()
 def predict(models: tuple[nn.Module, ...], x: torch.Tensor) -> torch.Tensor:
     """``(m, K)`` mean logits of ``models`` in eval mode (PLNL's test-time ensemble ``0.5 (f_t + f_s)``)."""
+    check_instance(models, "models", (tuple, list))
+    if not models:
+        raise ValueError("models must hold at least one network, got none")
+    for i, m in enumerate(models):
+        check_model(m, f"models[{i}]")
+    x = check_images(x, "x")
     outs = []
     for m in models:
         was = m.training
@@ -193,6 +231,20 @@ class LabelState:
     C: torch.Tensor
     flags: torch.Tensor
     y_hat: torch.Tensor
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.C, torch.Tensor):
+            raise TypeError(f"C must be a torch.Tensor, got {type(self.C).__name__}")
+        n = len(check_complementary(self.C, "C"))
+        for name, dtype in (("flags", torch.bool), ("y_hat", torch.int64)):
+            v = getattr(self, name)
+            if not isinstance(v, torch.Tensor) or v.dtype != dtype:
+                raise TypeError(
+                    f"{name} must be a {dtype} tensor, got {getattr(v, 'dtype', type(v).__name__)}"
+                )
+            if v.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},) to match C's rows, got {tuple(v.shape)}")
+            check_same_device(self.C, "C", v, name)
 
 
 @dataclass(frozen=True)
@@ -218,6 +270,19 @@ def plnl_epoch(
     x: torch.Tensor, C0: torch.Tensor, *, epoch: int, cfg: PLNLConfig, gen: torch.Generator,
 ) -> torch.Tensor:  # fmt: skip
     """One network's epoch (updates ``state`` in place); returns its ``(n, K)`` epoch logits."""
+    check_model(model)
+    check_instance(opt, "opt", torch.optim.Optimizer)
+    check_instance(state, "state", LabelState)
+    x, C0 = check_data(x, C0, "C0")
+    if state.C.shape != C0.shape:
+        raise ValueError(f"state.C must have C0's shape {tuple(C0.shape)}, got {tuple(state.C.shape)}")
+    check_instance(peer_queue, "peer_queue", list)
+    for i, q in enumerate(peer_queue):
+        if not isinstance(q, torch.Tensor) or q.shape != C0.shape:
+            raise ValueError(f"peer_queue[{i}] must be an (n, K) = {tuple(C0.shape)} tensor of logits")
+    epoch = check_int(epoch, "epoch", low=0)
+    check_instance(cfg, "cfg", PLNLConfig)
+    gen = check_generator(gen, x)
     tc = cfg.train
     active = epoch >= cfg.weps
     probs_q = (
@@ -234,11 +299,12 @@ def plnl_epoch(
         out = model(xb)
         logits[idx] = out.detach()
         if probs_q is not None:
-            f, g = positive_label_guessing(probs_q[:, idx], Cb, lam=cfg.lam)
+            f, g = positive_label_guessing(probs_q[:, idx], Cb, lam=cfg.lam, check=False)
             state.flags[idx], state.y_hat[idx] = f, g
-        q = consistency_target(out, Cb)
-        cons = consistency_kl(model(weak_view(xb, gen)), q) + consistency_kl(model(strong_view(xb, gen)), q)
-        value = supervised_bce(out[conf], yh[conf]) + scl_log(out, Cb) + w * cons
+        q = consistency_target(out, Cb, check=False)  # the data were checked on entry, not per batch
+        weak, strong = model(weak_view(xb, gen)), model(strong_view(xb, gen))
+        cons = consistency_kl(weak, q, check=False) + consistency_kl(strong, q, check=False)
+        value = supervised_bce(out[conf], yh[conf], check=False) + scl_log(out, Cb, check=False) + w * cons
         opt.zero_grad(set_to_none=True)
         value.backward()
         opt.step()
@@ -260,11 +326,28 @@ def _diagnostics(state: LabelState, C0: torch.Tensor, y_true: torch.Tensor | Non
     return out
 
 
+def _check_y_true(y_true: object, C0: torch.Tensor) -> torch.Tensor | None:
+    if y_true is None:
+        return None
+    if not isinstance(y_true, torch.Tensor):
+        raise TypeError(f"y_true must be a torch.Tensor or None, got {type(y_true).__name__}")
+    check_same_device(C0, "C0", y_true, "y_true")
+    check_complementary(C0, "C0", y=y_true)  # labels in range, one per row, never marked complementary
+    check_labels(y_true, C0.shape[1], "y_true", every_class=False)
+    return y_true
+
+
 def fit_plnl(
     model_fn: ModelFn, x: torch.Tensor, C0: torch.Tensor, *, cfg: PLNLConfig, seed: int,
     y_true: torch.Tensor | None = None,
 ) -> PLNLFit:  # fmt: skip
     """Pre-train on SCL-LOG, then run PLNL; ``y_true`` only feeds the diagnostics (never the training)."""
+    if not callable(model_fn):
+        raise TypeError(f"model_fn must be callable (seed -> nn.Module), got {type(model_fn).__name__}")
+    x, C0 = check_data(x, C0, "C0")
+    check_instance(cfg, "cfg", PLNLConfig)
+    seed = check_seed(seed)
+    y_true = _check_y_true(y_true, C0)
     base = model_fn(seed)
     if cfg.pre_epochs:
         train_cll(base, x, C0, loss="scl_log", cfg=replace(cfg.train, epochs=cfg.pre_epochs), seed=seed)
