@@ -15,7 +15,7 @@ Loss (cosine similarity s, temperature tau; the denominator sums over the whole 
 from __future__ import annotations
 
 import torch
-from paperkit import check_bool, check_int, check_positive
+from paperkit import check_array, check_bool, check_instance, check_int, check_positive
 from torch import nn
 
 __all__ = ["rank_contrastive_loss", "sample_pairs"]
@@ -26,6 +26,8 @@ def rank_contrastive_loss(
 ) -> torch.Tensor:
     """Scalar L_con for ``(B, d)`` features (see the module docstring); computed with logsumexp."""
     tau = check_positive(tau, "tau")
+    for t, name in ((anchor, "anchor"), (positive, "positive"), (negative, "negative")):
+        check_array(check_instance(t, name, torch.Tensor), name, kind="f")
     if anchor.ndim != 2 or positive.shape != anchor.shape or negative.shape != anchor.shape:
         raise ValueError(
             f"anchor, positive and negative must be (B, d) of one shape, got {tuple(anchor.shape)}, "
@@ -52,8 +54,16 @@ def sample_pairs(
     """
     gap = check_int(gap, "gap", low=1)
     drop_top = check_bool(drop_top, "drop_top")
-    if y.shape != ranks.shape or y.ndim != 1:
+    for t, name in ((y, "y"), (ranks, "ranks"), (anchors, "anchors")):
+        check_array(check_instance(t, name, torch.Tensor), name, kind="i")
+    if y.shape != ranks.shape or y.ndim != 1 or len(y) == 0:
         raise ValueError(f"y and ranks must be (n,) of one shape, got {tuple(y.shape)}, {tuple(ranks.shape)}")
+    if int(y.min()) < 0:
+        raise ValueError(f"y must hold class indices >= 0, got {int(y.min())}")
+    if anchors.ndim != 1 or (len(anchors) and not (0 <= int(anchors.min()) <= int(anchors.max()) < len(y))):
+        raise ValueError(f"anchors must be a vector of indices in 0..{len(y) - 1}, got shape "
+                         f"{tuple(anchors.shape)}")  # fmt: skip
+    generator = check_instance(generator, "generator", torch.Generator)
     r0 = ranks - ranks.min()
     span = int(r0.max()) + 1
     key = y * span + r0

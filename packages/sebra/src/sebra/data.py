@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from paperkit import check_int, check_number, check_probability, check_seed
+from paperkit import check_array, check_instance, check_int, check_number, check_probability, check_seed
 from paperkit.vision import digits_arrays, stratified_split
+from paperkit.vision.common import as_device, check_images
 
 __all__ = ["SIZE", "Shortcuts", "make_digit_urbancars", "render"]
 
@@ -47,6 +48,18 @@ class Shortcuts:
     s1: torch.Tensor
     s2: torch.Tensor
     digit: torch.Tensor
+
+    def __post_init__(self) -> None:
+        n = len(check_images(self.x, "x"))
+        for name in ("y", "s1", "s2", "digit"):
+            t = check_instance(getattr(self, name), name, torch.Tensor)
+            if t.dtype != torch.int64 or t.shape != (n,):
+                raise ValueError(
+                    f"{name} must be an int64 vector of len(x) = {n}, got {tuple(t.shape)} {t.dtype}"
+                )
+        for name in ("y", "s1", "s2"):
+            if len(t := getattr(self, name)) and not 0 <= int(t.min()) <= int(t.max()) <= 1:
+                raise ValueError(f"{name} must be binary (0 or 1), got values {torch.unique(t).tolist()}")
 
     @property
     def aligned(self) -> torch.Tensor:
@@ -72,8 +85,17 @@ def render(
     stripe_intensity: float,
     square_intensity: float,
 ) -> np.ndarray:
-    """``(n, 16, 16)`` canvases from ``digits (n, 8, 8)``, ``s1, s2 (n,)`` and ``offsets (n, 2)``."""
+    """``(n, 16, 16)`` canvases from ``digits (n, 8, 8)``, ``s1, s2 (n,)`` (0/1) and ``offsets (n, 2)``
+    (each in 0..8, the digit's top-left corner)."""
+    digits = np.asarray(check_array(digits, "digits", shape=("n", 8, 8), kind="fiu"))
     n = len(digits)
+    s1, s2 = (np.asarray(check_array(a, k, shape=(n,), kind="biu")) for a, k in ((s1, "s1"), (s2, "s2")))
+    offsets = np.asarray(check_array(offsets, "offsets", shape=(n, 2), kind="iu"))
+    for a, k, hi in ((s1, "s1", 1), (s2, "s2", 1), (offsets, "offsets", SIZE - 8)):
+        if a.size and not 0 <= int(a.min()) <= int(a.max()) <= hi:
+            raise ValueError(f"{k} must hold values in 0..{hi}, got {int(a.min())}..{int(a.max())}")
+    stripe_intensity = check_number(stripe_intensity, "stripe_intensity", low=0.0, high=1.0)
+    square_intensity = check_number(square_intensity, "square_intensity", low=0.0, high=1.0)
     r = np.arange(SIZE)
     on = (r % _PERIOD) < _PERIOD // 2
     horizontal = np.broadcast_to(on[:, None], (SIZE, SIZE))
@@ -144,7 +166,7 @@ def make_digit_urbancars(
         check_number(stripe_intensity, "stripe_intensity", low=0.0, high=1.0),
         check_number(square_intensity, "square_intensity", low=0.0, high=1.0),
     )
-    seed = check_seed(seed)
+    seed, device = check_seed(seed), as_device(device)
     images, labels = digits_arrays(8)
     rest, test_pool = stratified_split(labels, 0.25, seed)
     tr, va = stratified_split(labels[rest], 0.2, seed + 1)

@@ -28,11 +28,12 @@ from paperkit import (
     check_seed,
     torch_threads,
 )
+from paperkit.vision.common import as_device
 from torch import nn
 
 from sebra.contrastive import rank_contrastive_loss, sample_pairs
 from sebra.ranking import check_labels
-from sebra.training import Net, Selector, Trained, build_net
+from sebra.training import Net, Selector, Trained, build_net, check_batch, check_val, check_vector
 
 __all__ = ["DebiasConfig", "sebra_debias", "stage2_loss"]
 
@@ -55,6 +56,7 @@ class DebiasConfig:
         check_int(self.epochs, "epochs", low=1)
         check_int(self.batch_size, "batch_size", low=1)
         check_positive(self.lr, "lr")
+        check_positive(self.weight_decay, "weight_decay", strict=False)
         check_positive(self.tau, "tau")
         check_int(self.gap, "gap", low=1)
         check_number(self.cls_weight, "cls_weight", low=0.0)
@@ -77,7 +79,11 @@ def stage2_loss(
     gradient (the code's snapshot); the gradient reaches the encoder through the anchors (L_con) and through
     the positives' second, train-mode pass that feeds the head (L_cls).
     """
-    enc = model.encoder
+    enc = check_instance(model, "model", Net).encoder
+    x_anchor, x_pos, x_neg = (check_batch(t, k) for t, k in ((x_anchor, "x_anchor"), (x_pos, "x_pos"),
+                                                             (x_neg, "x_neg")))  # fmt: skip
+    y_pos = check_vector(y_pos, "y_pos", len(x_pos), kind="i")
+    cls_weight = check_number(cls_weight, "cls_weight", low=0.0)
     enc.eval()
     with torch.no_grad():
         f_pos, f_neg = enc(x_pos), enc(x_neg)
@@ -113,9 +119,12 @@ def sebra_debias(
     """Train a fresh :class:`~sebra.training.Net` with the rank-aware contrastive objective."""
     n_classes = check_labels(x, y, min_per_class=2)
     config = check_instance(config, "config", DebiasConfig)
-    if not isinstance(ranks, torch.Tensor) or ranks.shape != y.shape or ranks.dtype != torch.int64:
-        raise ValueError(f"ranks must be an int64 vector of len(y) = {len(y)} ranks")
-    seed = check_seed(seed)
+    if check_instance(ranks, "ranks", torch.Tensor).shape != y.shape or ranks.dtype != torch.int64:
+        raise ValueError(f"ranks must be an int64 vector of len(y) = {len(y)}, got {tuple(ranks.shape)}")
+    check_vector(ranks, "ranks", len(y), kind="i")
+    if x.ndim != 4 or x.shape[1] != 1:
+        raise ValueError(f"x must be (n, 1, h, w) images, got {tuple(x.shape)}")
+    seed, val, device = check_seed(seed), check_val(val), as_device(device)
     x, y, ranks = x.to(device), y.to(device), ranks.to(device)
     model = build_net(n_classes, seed=seed, device=device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 from paperkit import check_choice, check_instance, check_int, check_number, check_positive, check_seed
+from paperkit.vision.common import as_device
 
 from sebra.data import Shortcuts
 from sebra.debias import DebiasConfig, sebra_debias
@@ -69,6 +70,13 @@ class Fitted:
     ranks: torch.Tensor | None = None
     remaining: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        check_instance(self.model, "model", Net)
+        check_instance(self.val_acc, "val_acc", np.ndarray)
+        check_instance(self.val_proba, "val_proba", torch.Tensor)
+        if self.ranks is not None:
+            check_instance(self.ranks, "ranks", torch.Tensor)
+
 
 @dataclass(frozen=True)
 class MethodInfo:
@@ -79,12 +87,15 @@ class MethodInfo:
     call: Callable[..., Fitted]
 
 
-def _inputs(train: object, val: object, config: object) -> tuple[Shortcuts, Shortcuts, MethodConfig]:
+def _inputs(
+    train: object, val: object, config: object, seed: object, device: str | torch.device
+) -> tuple[Shortcuts, Shortcuts, MethodConfig, int, torch.device]:
     tr: Shortcuts = check_instance(train, "train", Shortcuts)  # type: ignore[assignment]
     va: Shortcuts = check_instance(val, "val", Shortcuts)  # type: ignore[assignment]
     cfg: MethodConfig = check_instance(config, "config", MethodConfig)  # type: ignore[assignment]
     check_labels(tr.x, tr.y, min_per_class=2)
-    return tr, va, cfg
+    check_labels(va.x, va.y)
+    return tr, va, cfg, check_seed(seed), as_device(device)
 
 
 def _fitted(model: Net, val_acc: np.ndarray, val: Shortcuts, rank: RankResult | None = None) -> Fitted:
@@ -96,8 +107,7 @@ def _fitted(model: Net, val_acc: np.ndarray, val: Shortcuts, rank: RankResult | 
 
 def erm(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(), *, seed: int,
         device: str | torch.device = "cpu") -> Fitted:  # fmt: skip
-    train, val, config = _inputs(train, val, config)
-    seed = check_seed(seed)
+    train, val, config, seed, device = _inputs(train, val, config, seed, device)
     net = build_net(seed=seed, device=device)
     tr = train_classifier(net, train.x.to(device), train.y.to(device), epochs=config.epochs,
                           batch_size=config.batch_size, lr=config.lr,
@@ -107,8 +117,7 @@ def erm(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(),
 
 def jtt(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(), *, seed: int,
         device: str | torch.device = "cpu") -> Fitted:  # fmt: skip
-    train, val, config = _inputs(train, val, config)
-    seed = check_seed(seed)
+    train, val, config, seed, device = _inputs(train, val, config, seed, device)
     x, y, v = train.x.to(device), train.y.to(device), (val.x.to(device), val.y.to(device))
     ident = train_classifier(build_net(seed=seed + 7, device=device), x, y, epochs=config.jtt_id_epochs,
                              batch_size=config.batch_size, lr=config.lr, seed=seed + 7)  # fmt: skip
@@ -122,8 +131,7 @@ def jtt(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(),
 
 def groupdro(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(), *, seed: int,
              device: str | torch.device = "cpu") -> Fitted:  # fmt: skip
-    train, val, config = _inputs(train, val, config)
-    seed = check_seed(seed)
+    train, val, config, seed, device = _inputs(train, val, config, seed, device)
     tr = train_classifier(build_net(seed=seed, device=device), train.x.to(device), train.y.to(device),
                           epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
                           groups=train.group.to(device), dro_step=config.dro_step,
@@ -134,8 +142,7 @@ def groupdro(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConf
 def _two_stage(ranker: Callable[..., RankResult]) -> Callable[..., Fitted]:
     def call(train: Shortcuts, val: Shortcuts, config: MethodConfig = MethodConfig(), *, seed: int,
              device: str | torch.device = "cpu") -> Fitted:  # fmt: skip
-        train, val, config = _inputs(train, val, config)
-        seed = check_seed(seed)
+        train, val, config, seed, device = _inputs(train, val, config, seed, device)
         rank = ranker(train.x, train.y, config.rank, seed=seed + 11, device=device)
         tr = sebra_debias(train.x, train.y, rank.ranks, config.debias, seed=seed, device=device,
                           val=(val.x.to(device), val.y.to(device)))  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from paperkit import kendall_tau
+from paperkit import check_array, check_instance, kendall_tau
 
 __all__ = ["PATTERNS", "group_accuracies", "rank_quality"]
 
@@ -21,11 +21,19 @@ PATTERNS = {"id": (1, 1), "s1_conflict": (0, 1), "s2_conflict": (1, 0), "both_co
 def group_accuracies(
     pred: torch.Tensor, y: torch.Tensor, s1: torch.Tensor, s2: torch.Tensor
 ) -> dict[str, float]:
-    """Accuracies per alignment pattern, ``balanced``, ``worst_group``, ``mean`` and the three gaps."""
-    if not (pred.shape == y.shape == s1.shape == s2.shape) or y.ndim != 1:
+    """Accuracies per alignment pattern, ``balanced``, ``worst_group``, ``mean`` and the three gaps.
+
+    ``pred, y, s1, s2 (n,)`` integer tensors; ``y, s1, s2`` binary (the class and the two attributes)."""
+    for t, name in ((pred, "pred"), (y, "y"), (s1, "s1"), (s2, "s2")):
+        check_array(check_instance(t, name, torch.Tensor), name, kind="iu")
+    if not (pred.shape == y.shape == s1.shape == s2.shape) or y.ndim != 1 or len(y) == 0:
         raise ValueError(
-            f"pred, y, s1 and s2 must be (n,) of one shape, got {[tuple(t.shape) for t in (pred, y, s1, s2)]}"
+            "pred, y, s1 and s2 must be non-empty (n,) of one shape, got "
+            f"{[tuple(t.shape) for t in (pred, y, s1, s2)]}"
         )
+    for t, name in ((y, "y"), (s1, "s1"), (s2, "s2")):
+        if not 0 <= int(t.min()) <= int(t.max()) <= 1:
+            raise ValueError(f"{name} must be binary (0 or 1), got values {torch.unique(t).tolist()}")
     correct = (pred == y).double()
     a1, a2 = (s1 == y).long(), (s2 == y).long()
     out: dict[str, float] = {}
@@ -47,9 +55,11 @@ def group_accuracies(
 def rank_quality(ranks: torch.Tensor, aligned: torch.Tensor) -> dict[str, float]:
     """Kendall tau-b(rank, #aligned cues) (negative = spurious samples ranked first), the mean #aligned of the
     first and the last rank bucket, and the number of buckets (tau = 0 when either side is constant)."""
+    check_array(check_instance(ranks, "ranks", torch.Tensor), "ranks", kind="iu")
+    check_array(check_instance(aligned, "aligned", torch.Tensor), "aligned", kind="biuf")
     r, a = ranks.cpu().numpy(), aligned.cpu().numpy().astype(float)
-    if r.shape != a.shape or r.ndim != 1:
-        raise ValueError(f"ranks and aligned must be (n,) of one shape, got {r.shape}, {a.shape}")
+    if r.shape != a.shape or r.ndim != 1 or r.size == 0:
+        raise ValueError(f"ranks and aligned must be non-empty (n,) of one shape, got {r.shape}, {a.shape}")
     buckets = np.unique(r)
     tau = kendall_tau(r, a) if len(buckets) > 1 and len(np.unique(a)) > 1 else 0.0  # one bucket: no order
     return {

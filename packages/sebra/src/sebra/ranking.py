@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from paperkit import (
+    check_array,
     check_choice,
     check_instance,
     check_int,
@@ -35,9 +36,10 @@ from paperkit import (
     check_seed,
     torch_threads,
 )
+from paperkit.vision.common import as_device, check_model
 from torch import nn
 
-from sebra.training import build_net, draw_indices, predict_proba
+from sebra.training import build_net, check_batch, check_vector, draw_indices, predict_proba
 
 __all__ = ["UNRANKED", "RankConfig", "RankResult", "check_labels", "erm_rank", "sebra_rank", "upweighted_ce"]
 
@@ -47,6 +49,11 @@ UNRANKED = ("last", "code")
 def upweighted_ce(logits: torch.Tensor, y: torch.Tensor, beta_inv: float) -> torch.Tensor:
     """Per-sample ``stopgrad(p_y)^beta_inv * CE`` (``(n,)``); ``beta_inv = 0`` is plain CE."""
     beta_inv = check_number(beta_inv, "beta_inv", low=0.0)
+    logits = check_batch(logits, "logits")
+    y = check_vector(y, "y", len(logits), kind="i")
+    if logits.ndim != 2 or int(y.min()) < 0 or int(y.max()) >= logits.shape[1]:
+        raise ValueError(f"logits must be (n, C) and y labels in 0..C-1, got {tuple(logits.shape)}, y in "
+                         f"{int(y.min())}..{int(y.max())}")  # fmt: skip
     ce = nn.functional.cross_entropy(logits, y, reduction="none")
     p_y = torch.exp(-ce.detach())  # p_theta(y|x), detached: the weight carries no gradient
     return p_y**beta_inv * ce
@@ -85,18 +92,23 @@ class RankResult:
     ranked: torch.Tensor
     remaining: np.ndarray
 
+    def __post_init__(self) -> None:
+        n = check_instance(self.ranks, "ranks", torch.Tensor).numel()
+        check_vector(self.ranks, "ranks", n, kind="i")
+        check_vector(self.ranked, "ranked", n, kind="b")
+        check_array(check_instance(self.remaining, "remaining", np.ndarray), "remaining", ndim=1, kind="iu")
+
     @property
     def n_buckets(self) -> int:
         return int(torch.unique(self.ranks).numel())
 
 
 def check_labels(x: torch.Tensor, y: torch.Tensor, *, min_per_class: int = 1) -> int:
-    """Inputs ``(n, ...)`` float (images ``(n, 1, h, w)``) and labels ``(n,)`` int64 with at least two
-    classes; returns the class count."""
-    if not isinstance(x, torch.Tensor) or x.ndim < 2 or not x.is_floating_point():
-        raise ValueError(f"x must be a float (n, ...) tensor, got {getattr(x, 'shape', type(x).__name__)}")
-    if not isinstance(y, torch.Tensor) or y.dtype != torch.int64 or y.shape != (len(x),):
-        raise ValueError(f"y must be an int64 vector of len(x) = {len(x)} labels")
+    """Inputs ``(n, ...)`` float, finite (images ``(n, 1, h, w)``) and labels ``(n,)`` int64 with at least
+    two classes; returns the class count."""
+    x = check_batch(x, "x")
+    if check_instance(y, "y", torch.Tensor).dtype != torch.int64 or y.shape != (len(x),):
+        raise ValueError(f"y must be an int64 vector of len(x) = {len(x)}, got {tuple(y.shape)} {y.dtype}")
     classes, counts = torch.unique(y, return_counts=True)
     if len(classes) < 2 or int(classes.min()) < 0:
         raise ValueError(
@@ -109,6 +121,15 @@ def check_labels(x: torch.Tensor, y: torch.Tensor, *, min_per_class: int = 1) ->
             f"its rank buckets (an anchor needs another same-class sample), got counts {counts.tolist()}"
         )
     return int(classes.max()) + 1
+
+
+def check_ranking_model(model: object, x: torch.Tensor) -> nn.Module | None:
+    """``None`` (a fresh :class:`~sebra.training.Net`, which needs images ``(n, 1, h, w)``) or a module."""
+    if model is not None:
+        return check_model(model)
+    if x.ndim != 4 or x.shape[1] != 1:
+        raise ValueError(f"x must be (n, 1, h, w) images for the default network, got {tuple(x.shape)}")
+    return None
 
 
 def _finish(ranks: torch.Tensor, ranked: torch.Tensor, max_epochs: int, unranked: str) -> torch.Tensor:
@@ -128,7 +149,8 @@ def sebra_rank(
     docstring. Ranking passes run in eval mode."""
     n_classes = check_labels(x, y, min_per_class=2)
     seed = check_seed(seed)
-    config = check_instance(config, "config", RankConfig)
+    config, model = check_instance(config, "config", RankConfig), check_ranking_model(model, x)
+    device = as_device(device)
     x, y = x.to(device), y.to(device)
     model = build_net(n_classes, seed=seed, device=device) if model is None else model
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -168,7 +190,8 @@ def erm_rank(
     (a fresh network from ``seed``, or ``model``, trained in place)."""
     n_classes = check_labels(x, y, min_per_class=2)
     seed = check_seed(seed)
-    config = check_instance(config, "config", RankConfig)
+    config, model = check_instance(config, "config", RankConfig), check_ranking_model(model, x)
+    device = as_device(device)
     x, y = x.to(device), y.to(device)
     model = build_net(n_classes, seed=seed, device=device) if model is None else model
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)

@@ -18,11 +18,24 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from paperkit import check_int, check_positive, check_seed, torch_threads
+from paperkit import check_array, check_instance, check_int, check_positive, check_seed, torch_threads
 from paperkit.vision import small_cnn
+from paperkit.vision.common import as_device, check_model
+from paperkit.vision.common import check_labels as check_label_vector
 from torch import nn
 
-__all__ = ["Net", "Trained", "accuracy_of", "build_net", "draw_indices", "predict_proba", "train_classifier"]
+__all__ = [
+    "Net",
+    "Trained",
+    "accuracy_of",
+    "build_net",
+    "check_batch",
+    "check_val",
+    "check_vector",
+    "draw_indices",
+    "predict_proba",
+    "train_classifier",
+]
 
 CHANNELS = (16, 32, 64)  # spec: CNN 16-32-64 channels, 64-d feature
 
@@ -32,7 +45,7 @@ class Net(nn.Module):
 
     def __init__(self, encoder: nn.Module, head: nn.Module) -> None:
         super().__init__()
-        self.encoder, self.head = encoder, head
+        self.encoder, self.head = check_model(encoder, "encoder"), check_model(head, "head")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.encoder(x))
@@ -42,6 +55,7 @@ def build_net(
     n_classes: int = 2, *, channels: Sequence[int] = CHANNELS, seed: int, device: str | torch.device = "cpu"
 ) -> Net:
     """A freshly initialised :class:`Net` (PyTorch's default init drawn from ``seed``)."""
+    n_classes, device = check_int(n_classes, "n_classes", low=2), as_device(device)
     cnn = small_cnn(1, n_classes, channels=tuple(channels), image_size=16, seed=seed, device=device)
     layers = list(cnn.children())
     return Net(nn.Sequential(*layers[:-1]), layers[-1])
@@ -59,6 +73,9 @@ class Trained:
 @torch.no_grad()
 def predict_proba(model: nn.Module, x: torch.Tensor, *, batch_size: int = 1024) -> torch.Tensor:
     """Softmax probabilities ``(n, C)`` in eval mode (the mode is restored)."""
+    model = check_model(model)
+    x = check_batch(x, "x")
+    batch_size = check_int(batch_size, "batch_size", low=1)
     was = model.training
     model.eval()
     try:
@@ -69,6 +86,32 @@ def predict_proba(model: nn.Module, x: torch.Tensor, *, batch_size: int = 1024) 
 
 def accuracy_of(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
     return float((predict_proba(model, x).argmax(1) == y).float().mean())
+
+
+def check_batch(x: object, name: str) -> torch.Tensor:
+    """``x`` must be a finite, non-empty float ``(n, ...)`` tensor (:class:`Net` takes ``(n, 1, h, w)``)."""
+    t = check_array(check_instance(x, name, torch.Tensor), name, kind="f")
+    if t.ndim < 2 or len(t) == 0:
+        raise ValueError(f"{name} must be a non-empty float (n, ...) tensor, got shape {tuple(t.shape)}")
+    return t
+
+
+def check_vector(v: object, name: str, n: int, *, kind: str) -> torch.Tensor:
+    """``v`` must be a finite torch vector of ``n`` entries of dtype kind ``kind`` (``"f"``, ``"i"``...)."""
+    t = check_array(check_instance(v, name, torch.Tensor), name, kind=kind)
+    if t.shape != (n,):
+        raise ValueError(f"{name} must be a vector of {n} entries (one a sample), got shape {tuple(t.shape)}")
+    return t
+
+
+def check_val(val: object, name: str = "val") -> tuple[torch.Tensor, torch.Tensor] | None:
+    """``None`` or a pair ``(x, y)``: float images and their int64 labels."""
+    if val is None:
+        return None
+    if not isinstance(val, tuple | list) or len(val) != 2:
+        raise TypeError(f"{name} must be None or a pair (x, y) of tensors, got {type(val).__name__}")
+    x = check_batch(val[0], f"{name}[0]")
+    return x, check_label_vector(val[1], len(x), f"{name}[1]")
 
 
 def draw_indices(n: int, weights: torch.Tensor | None, generator: torch.Generator) -> torch.Tensor:
@@ -132,8 +175,18 @@ def train_classifier(
     seed: int,
 ) -> Trained:
     """Train ``model`` in place (see the module docstring) and load its best-validation state."""
+    check_model(model)
+    x = check_batch(x, "x")
+    y = check_label_vector(y, len(x))
     epochs, batch_size = check_int(epochs, "epochs", low=1), check_int(batch_size, "batch_size", low=1)
-    lr = check_positive(lr, "lr")
+    lr, weight_decay = check_positive(lr, "lr"), check_positive(weight_decay, "weight_decay", strict=False)
+    dro_step, val = check_positive(dro_step, "dro_step"), check_val(val)
+    if sample_weights is not None:
+        w = check_vector(sample_weights, "sample_weights", len(x), kind="f")
+        if bool((w < 0).any()) or not bool((w > 0).any()):
+            raise ValueError("sample_weights must be >= 0 with a positive sum")
+    if groups is not None and int(check_vector(groups, "groups", len(x), kind="i").min()) < 0:
+        raise ValueError("groups must be non-negative group indices")
     gen = torch.Generator(device=x.device).manual_seed(check_seed(seed))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     n_groups = int(groups.max()) + 1 if groups is not None else 0
