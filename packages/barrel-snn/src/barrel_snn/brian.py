@@ -49,12 +49,15 @@ I = 0
 
 @dataclass(frozen=True)
 class BrianRun:
-    """A brian2 simulation: ``spikes`` (T, N) bool raster, ``build_s`` and ``run_s`` wall seconds."""
+    """A brian2 simulation: ``spikes`` (T, N) bool raster, ``build_s`` and ``run_s`` wall seconds,
+    ``run_cpu_s`` CPU seconds of the run (cpp_standalone: of the child processes, make's check included),
+    and the concrete ``target``."""
 
     spikes: np.ndarray
     build_s: float
     run_s: float
     target: str = "numpy"
+    run_cpu_s: float = float("nan")
 
 
 def compiler_available() -> bool:
@@ -167,10 +170,10 @@ def simulate(
 
     t0 = time.perf_counter()
     net, mon = to_brian2(params, thalamic, u0, s0, tgt)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     net.run((thalamic.shape[0] + 1) * b2.ms, namespace={})
-    t2 = time.perf_counter()
-    return BrianRun(_raster(mon, thalamic.shape[0], len(u0)), t1 - t0, t2 - t1, tgt)
+    t2, c2 = time.perf_counter(), time.process_time()
+    return BrianRun(_raster(mon, thalamic.shape[0], len(u0)), t1 - t0, t2 - t1, tgt, c2 - c1)
 
 
 def _raster(mon: Any, T: int, n: int) -> np.ndarray:
@@ -193,7 +196,9 @@ def _simulate_standalone(
     try:
         net, mon = to_brian2(params, thalamic, u0, s0, "numpy")  # the runtime target is unused here
         net.run((thalamic.shape[0] + 1) * b2.ms, namespace={})
+        c0 = _children_cpu()
         b2.device.build(directory=folder, compile=True, run=True, with_output=False)
+        cpu = _children_cpu() - c0
         total = time.perf_counter() - t0
         run_s = float(b2.device._last_run_time)
         raster = _raster(mon, thalamic.shape[0], len(u0))
@@ -202,7 +207,14 @@ def _simulate_standalone(
         b2.set_device("runtime")
         if directory is None:
             shutil.rmtree(folder, ignore_errors=True)
-    return BrianRun(raster, total - run_s, run_s, "cpp_standalone")
+    return BrianRun(raster, total - run_s, run_s, "cpp_standalone", cpu)
+
+
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def compare_with_torch(
