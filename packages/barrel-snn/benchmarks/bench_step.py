@@ -84,9 +84,7 @@ def main() -> None:
     for _ in range(a.reps):
         for k, f in parts.items():
             res[k].append(_cpu(f))
-    print(
-        f"scale {a.scale:g} ({n} neurons, {len(vals)} synapses), batch {B}, T = {T}; CPU s, median"
-    )
+    print(f"scale {a.scale:g} ({n} neurons, {len(vals)} synapses), batch {B}, T = {T}; CPU s, median")
     print("| part | CPU s |")
     print("|---|---|")
     for k, v in res.items():

@@ -7,8 +7,8 @@ One untrained network per scale (jacobi order, float64, one trial, seed 0), the 
 every simulator. Repetitions are interleaved (rep 1 of every simulator, then rep 2, ...) and the median is
 printed, as the machine is shared. Wall and CPU are of the simulation loop only (brian2 ``run_s``,
 ``run_cpu_s``); compiled targets are warmed by one run first (its wall time, compile included, is the
-"first-run" column). CPU seconds of cpp_standalone are those of its child processes (the program and
-make's no-op check), its wall seconds the program's own timer.
+"first-run" column). CPU seconds of cpp_standalone are those of the compiled program (a child process),
+its wall seconds the program's own timer.
 Every brian2 raster is checked against torch's: the last column is the number of differing entries.
 """
 
@@ -62,6 +62,9 @@ def main() -> None:
     ap.add_argument("--folder", default="/tmp/barrel_snn_bench_cpp")
     a = ap.parse_args()
     torch.set_num_threads(1)
+    import brian2
+
+    brian2.prefs.devices.cpp_standalone.extra_make_args_unix = ["-j1"]  # the machine is shared
     g = torch.Generator().manual_seed(0)
     xf = (torch.rand(1, a.T, 93, generator=g) < 0.1).double()
     xt = (torch.rand(1, a.T, 93, generator=g) < 0.1).double()
