@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from barrel_snn.brian import compare_with_torch, simulate
+from barrel_snn.brian import compare_with_torch, compiler_available, resolve_target, simulate
 from barrel_snn.models import BarrelSNN
 
 pytest.importorskip("brian2")
@@ -22,6 +22,33 @@ def test_brian2_equals_torch_jacobi_float64():
     res = compare_with_torch(model, xf, xt, trials=2)
     assert res["torch_spikes"] > 100
     assert res["mismatches"] == 0 and res["identical_fraction"] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not compiler_available(), reason="no C++ compiler")
+@pytest.mark.parametrize("target", ["cython", "cpp_standalone"])
+def test_compiled_brian2_targets_equal_torch_jacobi_float64(target, tmp_path):
+    # the compiled targets (first compile minutes on a loaded 2-core machine: slow) keep the raster
+    if target == "cython":
+        pytest.importorskip("Cython")
+    model = BarrelSNN(scale=0.04, update_order="jacobi", dtype=torch.float64, seed=3, init_w=0.2)
+    xf, xt = _inputs(2, 50)
+    res = compare_with_torch(model, xf, xt, trials=2, target=target, directory=str(tmp_path))
+    assert res["target"] == target and res["torch_spikes"] > 100
+    assert res["mismatches"] == 0 and res["identical_fraction"] == 1.0
+
+
+def test_auto_target_resolves_to_a_compiled_target_or_numpy_with_a_notice(monkeypatch):
+    import barrel_snn.brian as br
+
+    assert resolve_target("numpy") == "numpy"
+    if compiler_available():
+        assert resolve_target("auto") == "cpp_standalone"
+    monkeypatch.setattr(br.shutil, "which", lambda name: None)
+    with pytest.warns(RuntimeWarning, match="no C\\+\\+ compiler found"):
+        assert resolve_target("auto") == "numpy"
+    with pytest.raises(RuntimeError, match="target='cython' needs a C\\+\\+ compiler"):
+        resolve_target("cython")
 
 
 def test_brian2_differs_from_torch_sequential():
@@ -60,3 +87,7 @@ def test_bad_brian_inputs():
         compare_with_torch(model, xf, xt, trials=2)
     with pytest.raises(ValueError, match=r"thalamic must have shape \(T, 200\)"):
         simulate(model.export(), np.zeros((5, 10)), np.zeros(model.n), np.zeros(model.n))
+    with pytest.raises(ValueError, match="target must be one of"):
+        simulate(model.export(), np.zeros((5, 200)), np.zeros(model.n), np.zeros(model.n), target="gpu")
+    with pytest.raises(ValueError, match="target must be one of"):
+        compare_with_torch(model, xf, xt, target="cuda")
