@@ -136,6 +136,28 @@ def _finish(ranks: torch.Tensor, ranked: torch.Tensor, max_epochs: int, unranked
     return torch.where(ranked, ranks, torch.full_like(ranks, max_epochs + 1 if unranked == "last" else -1))
 
 
+def _start(
+    x: torch.Tensor,
+    y: torch.Tensor,
+    config: RankConfig,
+    *,
+    seed: int,
+    device: str | torch.device,
+    model: nn.Module | None,
+) -> tuple[torch.Tensor, torch.Tensor, nn.Module, torch.optim.Optimizer, torch.Generator]:
+    """What both rankings start from: checked data on ``device``, the network (fresh from ``seed`` or
+    ``model``), its Adam and the sampling generator (``seed + 1``)."""
+    n_classes = check_labels(x, y, min_per_class=2)
+    seed = check_seed(seed)
+    config, model = check_instance(config, "config", RankConfig), check_ranking_model(model, x)
+    device = as_device(device)
+    x, y = x.to(device), y.to(device)
+    model = build_net(n_classes, seed=seed, device=device) if model is None else model
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    gen = torch.Generator(device=x.device).manual_seed(seed + 1)
+    return x, y, model, opt, gen
+
+
 def sebra_rank(
     x: torch.Tensor,
     y: torch.Tensor,
@@ -147,14 +169,7 @@ def sebra_rank(
 ) -> RankResult:
     """Steered ERM from a fresh network (``seed``; or ``model``, trained in place); see the module
     docstring. Ranking passes run in eval mode."""
-    n_classes = check_labels(x, y, min_per_class=2)
-    seed = check_seed(seed)
-    config, model = check_instance(config, "config", RankConfig), check_ranking_model(model, x)
-    device = as_device(device)
-    x, y = x.to(device), y.to(device)
-    model = build_net(n_classes, seed=seed, device=device) if model is None else model
-    opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    gen = torch.Generator(device=x.device).manual_seed(seed + 1)
+    x, y, model, opt, gen = _start(x, y, config, seed=seed, device=device, model=model)
     v = torch.ones(len(x), dtype=torch.bool, device=x.device)
     ranks = torch.zeros(len(x), dtype=torch.int64, device=x.device)
     remaining = []
@@ -188,14 +203,7 @@ def erm_rank(
 ) -> RankResult:
     """The ERM-loss ranking: rank = first epoch of plain ERM after which the sample is classified right
     (a fresh network from ``seed``, or ``model``, trained in place)."""
-    n_classes = check_labels(x, y, min_per_class=2)
-    seed = check_seed(seed)
-    config, model = check_instance(config, "config", RankConfig), check_ranking_model(model, x)
-    device = as_device(device)
-    x, y = x.to(device), y.to(device)
-    model = build_net(n_classes, seed=seed, device=device) if model is None else model
-    opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    gen = torch.Generator(device=x.device).manual_seed(seed + 1)
+    x, y, model, opt, gen = _start(x, y, config, seed=seed, device=device, model=model)
     ranked = torch.zeros(len(x), dtype=torch.bool, device=x.device)
     ranks = torch.zeros(len(x), dtype=torch.int64, device=x.device)
     remaining = []
