@@ -1,0 +1,5 @@
+import sys
+
+from llego.cli import main
+
+sys.exit(main())

@@ -1,0 +1,156 @@
+"""The LLM behind the operators: anything that samples ``n`` completions of each prompt with log-probs.
+
+``sample(prompts, n, *, seed) -> list[list[Sample]]``; ``Sample.logprob`` is the *sum* of the completion's
+token log-probabilities (official ``parse_llm_responses_with_logprobs``), or ``None`` when the backend
+gives none (mutation then falls back to uniform selection and counts it).
+
+- :class:`TinyLM`: a Hugging Face causal LM in this process (``paperkit.lm.sample_k``: one batched,
+  seeded generation over every prompt x n, log-probs rescored at temperature 1).
+- :class:`OpenAILLM`: any OpenAI-compatible endpoint, completions API (``logprobs=1``, as the official
+  code for non-GPT-4o engines) or chat API (``logprobs=True``).
+- :class:`ScriptedLLM`: canned replies, for tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from paperkit import check_int, check_number, check_seed, check_strings
+
+__all__ = ["LLM", "OpenAILLM", "Sample", "ScriptedLLM", "TinyLM"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One completion: its text, summed token log-prob (``None``: not given) and generated tokens."""
+
+    text: str
+    logprob: float | None = None
+    tokens: int = 0
+
+
+@runtime_checkable
+class LLM(Protocol):
+    def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
+        """``n`` completions of every prompt, in prompt order."""
+        ...
+
+
+def _check(prompts: Sequence[str], n: int, seed: int) -> tuple[list[str], int, int]:
+    return check_strings(prompts, "prompts"), check_int(n, "n", low=1), check_seed(seed)
+
+
+class TinyLM:
+    """A local causal LM (e.g. from :func:`llego.tiny_lm.train_tiny_lm`) as an :class:`LLM`.
+
+    Args:
+        model, tokenizer: a Hugging Face causal LM and its tokenizer (bos/eos/pad set).
+        max_new_tokens: the longest completion; temperature, top_p: sampling (official values unknown,
+            ``configs/llm_api`` is not in the repository; 1.0 and 1.0 here).
+        device: where the model lives.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 40, temperature: float = 1.0,
+                 top_p: float = 1.0, device: str = "cpu") -> None:  # fmt: skip
+        self.model, self.tokenizer = model, tokenizer
+        self.max_new_tokens = check_int(max_new_tokens, "max_new_tokens", low=1)
+        self.temperature = check_number(temperature, "temperature", low=0.0, low_open=True)
+        self.top_p = check_number(top_p, "top_p", low=0.0, high=1.0, low_open=True)
+        self.device = device
+        self.tokens_generated = 0
+        self.prompt_tokens = 0
+
+    def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
+        from paperkit.lm import sample_k
+
+        prompts, n, seed = _check(prompts, n, seed)
+        if not prompts:
+            return []
+        roll = sample_k(self.model, self.tokenizer, prompts, n, max_new_tokens=self.max_new_tokens, seed=seed,
+                        temperature=self.temperature, top_p=None if self.top_p == 1.0 else self.top_p,
+                        device=self.device)  # fmt: skip
+        lens = roll.response_mask.sum(-1).tolist()
+        self.tokens_generated += int(sum(lens))
+        self.prompt_tokens += int(roll.attention_mask.sum()) - int(sum(lens))
+        lp = roll.logprobs.tolist()
+        flat = [Sample(t, float(v), int(k)) for t, v, k in zip(roll.texts, lp, lens, strict=True)]
+        return [flat[i * n : (i + 1) * n] for i in range(len(prompts))]
+
+
+class ScriptedLLM:
+    """Replies from a list, cycled: reply ``j`` of the whole run is ``responses[j % len]`` (logprob
+    ``logprobs[j % len]`` if given). Counts calls and prompts seen."""
+
+    def __init__(self, responses: Sequence[str], logprobs: Sequence[float] | None = None) -> None:
+        self.responses = check_strings(responses, "responses")
+        if not self.responses:
+            raise ValueError("responses is empty: give at least one reply")
+        self.logprobs = None if logprobs is None else [float(v) for v in logprobs]
+        if self.logprobs is not None and len(self.logprobs) != len(self.responses):
+            raise ValueError("logprobs must have one value per response")
+        self.count = 0
+        self.prompts: list[str] = []
+
+    def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
+        prompts, n, seed = _check(prompts, n, seed)
+        out = []
+        for p in prompts:
+            self.prompts.append(p)
+            row = []
+            for _ in range(n):
+                j = self.count % len(self.responses)
+                lp = None if self.logprobs is None else self.logprobs[j]
+                row.append(Sample(self.responses[j], lp, len(self.responses[j].split())))
+                self.count += 1
+            out.append(row)
+        return out
+
+
+class OpenAILLM:
+    """An OpenAI-compatible endpoint (official client). ``api="completions"`` sends the prompt as is with
+    ``logprobs=1``; ``api="chat"`` sends system + user messages with ``logprobs=True``. ``client``: an
+    object with the ``openai.OpenAI`` interface (tests pass a fake)."""
+
+    SYSTEM = "You are an expert in creating decision trees."  # official prompts.content
+
+    def __init__(self, base_url: str, model: str, *, api_key: str = "none", api: str = "completions",
+                 temperature: float = 1.0, top_p: float = 1.0, max_tokens: int = 400, client: Any = None) -> None:  # fmt: skip
+        if api not in ("completions", "chat"):
+            raise ValueError(f"api must be 'completions' or 'chat', got {api!r}")
+        for name, value in (("base_url", base_url), ("model", model)):
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"{name} must be a non-empty str, got {value!r}")
+        self.model, self.api = model, api
+        self.temperature = check_number(temperature, "temperature", low=0.0)
+        self.top_p = check_number(top_p, "top_p", low=0.0, high=1.0)
+        self.max_tokens = check_int(max_tokens, "max_tokens", low=1)
+        if client is None:
+            import openai
+
+            client = openai.OpenAI(base_url=base_url, api_key=api_key)
+        self.client = client
+
+    def _one(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        kw = dict(model=self.model, n=n, temperature=self.temperature, top_p=self.top_p,
+                  max_tokens=self.max_tokens, seed=seed)  # fmt: skip
+        if self.api == "completions":
+            r = self.client.completions.create(prompt=prompt, logprobs=1, **kw)
+            out = []
+            for c in r.choices:
+                lps = getattr(getattr(c, "logprobs", None), "token_logprobs", None)
+                out.append(Sample(c.text or "", None if not lps else float(sum(lps)), len(lps or ())))
+            return out
+        msgs = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
+        r = self.client.chat.completions.create(messages=msgs, logprobs=True, **kw)
+        out = []
+        for c in r.choices:
+            content = getattr(getattr(c, "logprobs", None), "content", None)
+            lp = None if not content else float(sum(t.logprob for t in content))
+            out.append(Sample(c.message.content or "", lp, len(content or ())))
+        return out
+
+    def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
+        prompts, n, seed = _check(prompts, n, seed)
+        return [self._one(p, n, seed + i) for i, p in enumerate(prompts)]
