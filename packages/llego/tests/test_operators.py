@@ -30,10 +30,14 @@ def test_fitness_weighted_frequencies_within_3_sigma():
     freq = np.bincount(draws, minlength=f.size) / n
     assert np.all(np.abs(freq - p) <= 3 * np.sqrt(p * (1 - p) / n) + 1e-12)  # 3 sigma per cell
     assert freq[4] == 0 and freq[5] == 0
-    low = fitness_weighted_parents(np.array([1.0, 2.0, 4.0]), 1, n, np.random.default_rng(1), lower_is_better=True)
+    low = fitness_weighted_parents(
+        np.array([1.0, 2.0, 4.0]), 1, n, np.random.default_rng(1), lower_is_better=True
+    )
     q = np.array([1, 0.5, 0.25]) / 1.75
     assert np.abs(np.bincount(low.ravel(), minlength=3) / n - q).max() < 3 * np.sqrt(0.25 / n)
-    zero = fitness_weighted_parents(np.array([0.0, 1.0, 2.0, 3.0]), 4, 3, np.random.default_rng(2), lower_is_better=True)
+    zero = fitness_weighted_parents(
+        np.array([0.0, 1.0, 2.0, 3.0]), 4, 3, np.random.default_rng(2), lower_is_better=True
+    )
     assert all(len(set(r)) == 4 for r in zero.tolist())  # MSE 0 is guarded (no division by zero)
 
 
@@ -99,9 +103,19 @@ def test_scripted_optimal_tree_enters_population_and_hall_of_fame():
 
 def test_invalid_replies_are_dropped_and_patience_stops_after_3_empty_rounds():
     sp = _toy()
-    bad = ["{'a': {'<= 5': {'value': 0}, '> 4': {'value': 1}}}", "{'z': {'<= 5': {'value': 0}, '> 5': {'value': 1}}}",
-           "not json", "{'a': {'<= 1': {'b': {'<= 1': {'value': 0}, '> 1': {'value': 1}}}, '> 1': {'value': 1}}}"]
-    res = evolve(sp, ScriptedLLM(bad), NaturalLanguage(sp, max_depth=1), LLEGOConfig(pop_size=4, generations=1, max_depth=1), seed=0)
+    bad = [
+        "{'a': {'<= 5': {'value': 0}, '> 4': {'value': 1}}}",
+        "{'z': {'<= 5': {'value': 0}, '> 5': {'value': 1}}}",
+        "not json",
+        "{'a': {'<= 1': {'b': {'<= 1': {'value': 0}, '> 1': {'value': 1}}}, '> 1': {'value': 1}}}",
+    ]
+    res = evolve(
+        sp,
+        ScriptedLLM(bad),
+        NaturalLanguage(sp, max_depth=1),
+        LLEGOConfig(pop_size=4, generations=1, max_depth=1),
+        seed=0,
+    )
     assert res.crossover.rounds == 3 and res.mutation.rounds == 3
     assert res.crossover.invalid == res.crossover.replies and res.n_evals == 4
     assert {"conditions", "unknown", "not", "tree"} <= set(res.crossover.reasons)
@@ -114,6 +128,12 @@ def test_budget_counts_every_evaluation_once():
     ev.peek([Leaf(0)])
     assert ev.n_evals == 2
     good = [f"## {to_text(Split('a', t, Leaf(0), Leaf(1)))} ##" for t in (0.1, 0.2, 0.3)]
-    res = evolve(sp, ScriptedLLM(good), NaturalLanguage(sp, max_depth=2), LLEGOConfig(pop_size=4, generations=2, max_depth=2), seed=1)
+    res = evolve(
+        sp,
+        ScriptedLLM(good),
+        NaturalLanguage(sp, max_depth=2),
+        LLEGOConfig(pop_size=4, generations=2, max_depth=2),
+        seed=1,
+    )
     # per generation: 2 crossover calls x 4 replies (all kept) + 2 mutation calls x 2 kept
     assert res.n_evals == 4 + 2 * (8 + 4) and res.history["evals"] == [4.0, 16.0, 28.0]

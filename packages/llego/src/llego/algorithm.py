@@ -73,7 +73,9 @@ class LLEGOConfig:
             v = getattr(self, name)
             if v is not None:
                 check_int(v, name, low=self.per_call)
-        if not (check_bool(self.use_crossover, "use_crossover") or check_bool(self.use_mutation, "use_mutation")):
+        if not (
+            check_bool(self.use_crossover, "use_crossover") or check_bool(self.use_mutation, "use_mutation")
+        ):
             raise ValueError("use_crossover and use_mutation cannot both be False")
 
     @property
@@ -104,19 +106,26 @@ class Evaluator:
         tr = self.fitness(s.y_train, preds[:, :a])
         va = self.fitness(s.y_val, preds[:, a:b])
         te = self.fitness(s.y_test, preds[:, b:])
-        return [Individual(t, float(tr[i]), float(va[i]), float(te[i]), preds[i, :a].copy()) for i, t in enumerate(trees)]
+        return [
+            Individual(t, float(tr[i]), float(va[i]), float(te[i]), preds[i, :a].copy())
+            for i, t in enumerate(trees)
+        ]
 
     def __call__(self, trees: Sequence[Node]) -> list[Individual]:
         self.n_evals += len(trees)
         return self.peek(trees)
 
 
-def initial_population(split: Split, n: int, max_depth: int, seed: int, canonical: Callable[[Node], Node]) -> list[Node]:
+def initial_population(
+    split: Split, n: int, max_depth: int, seed: int, canonical: Callable[[Node], Node]
+) -> list[Node]:
     """P(0) from a random forest (module docstring), each tree passed through ``canonical``."""
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
     cls = RandomForestClassifier if split.task == "classification" else RandomForestRegressor
-    rf = cls(n_estimators=n, max_depth=max_depth, max_samples=0.5, random_state=seed).fit(split.X_train, split.y_train)
+    rf = cls(n_estimators=n, max_depth=max_depth, max_samples=0.5, random_state=seed).fit(
+        split.X_train, split.y_train
+    )
     names = split.dataset.feature_names
     trees = []
     for est in rf.estimators_:
@@ -128,7 +137,8 @@ def initial_population(split: Split, n: int, max_depth: int, seed: int, canonica
 
 
 def _relabel(t: Node, classes: np.ndarray) -> Node:
-    from llego.tree import Leaf, Split as S
+    from llego.tree import Leaf
+    from llego.tree import Split as S
 
     if isinstance(t, Leaf):
         return Leaf(float(classes[int(t.value)]))
@@ -159,8 +169,15 @@ class Result:
 
 
 def _collect(
-    llm: LLM, language: Language, prompts: list[str], n_samples: int, need: int, keep: Callable[[list[tuple[Node, float | None]]], list[Node]],
-    stats: OperatorStats, rng: np.random.Generator, cfg: LLEGOConfig,
+    llm: LLM,
+    language: Language,
+    prompts: list[str],
+    n_samples: int,
+    need: int,
+    keep: Callable[[list[tuple[Node, float | None]]], list[Node]],
+    stats: OperatorStats,
+    rng: np.random.Generator,
+    cfg: LLEGOConfig,
 ) -> tuple[list[Node], list[list[tuple[Node, float | None]]]]:
     """Call the LLM in rounds until ``need`` trees are kept (patience / max_rounds stop it)."""
     kept: list[Node] = []
@@ -194,8 +211,13 @@ def _collect(
 
 
 def crossover_prompts(
-    pop: Sequence[Individual], parents: np.ndarray, language: Language, cfg: LLEGOConfig, fitness: Fitness,
-    rng: np.random.Generator, show_fitness: bool = True,
+    pop: Sequence[Individual],
+    parents: np.ndarray,
+    language: Language,
+    cfg: LLEGOConfig,
+    fitness: Fitness,
+    rng: np.random.Generator,
+    show_fitness: bool = True,
 ) -> list[str]:
     """One prompt per parent set: worst -> best with fitness and f* (or, ablation, shuffled without)."""
     prompts = []
@@ -212,7 +234,9 @@ def crossover_prompts(
     return prompts
 
 
-def _mutation_keep(cfg: LLEGOConfig, rng: np.random.Generator, stats: OperatorStats, tau: float, rule: str) -> Callable[[list[tuple[Node, float | None]]], list[Node]]:
+def _mutation_keep(
+    cfg: LLEGOConfig, rng: np.random.Generator, stats: OperatorStats, tau: float, rule: str
+) -> Callable[[list[tuple[Node, float | None]]], list[Node]]:
     def keep(valid: list[tuple[Node, float | None]]) -> list[Node]:
         idx, fell_back = select_offspring([lp for _, lp in valid], cfg.per_call, tau, rng, rule)
         stats.missing_logprobs += int(fell_back)
@@ -221,10 +245,16 @@ def _mutation_keep(cfg: LLEGOConfig, rng: np.random.Generator, stats: OperatorSt
     return keep
 
 
-def _probe_diversity(groups: list[list[tuple[Node, float | None]]], evaluate: Evaluator, cfg: LLEGOConfig, seed: int) -> dict[str, float]:
+def _probe_diversity(
+    groups: list[list[tuple[Node, float | None]]], evaluate: Evaluator, cfg: LLEGOConfig, seed: int
+) -> dict[str, float]:
     """Mean pairwise Hamming distance of the kept mutation offspring under each rule, same candidates."""
-    rules = {"div_tau": (cfg.tau, "inverse"), "div_tau0.1": (0.1, "inverse"), "div_likely": (0.1, "likely"),
-             "div_uniform": (1e12, "inverse")}  # fmt: skip
+    rules = {
+        "div_tau": (cfg.tau, "inverse"),
+        "div_tau0.1": (0.1, "inverse"),
+        "div_likely": (0.1, "likely"),
+        "div_uniform": (1e12, "inverse"),
+    }
     out = {}
     for name, (tau, rule) in rules.items():
         rng = np.random.default_rng(seed)  # the same draws for every rule: paired
@@ -238,33 +268,66 @@ def _probe_diversity(groups: list[list[tuple[Node, float | None]]], evaluate: Ev
 
 
 def _generation(
-    pop: list[Individual], llm: LLM, language: Language, cfg: LLEGOConfig, evaluate: Evaluator,
-    rng: np.random.Generator, res: Result, probes: bool,
+    pop: list[Individual],
+    llm: LLM,
+    language: Language,
+    cfg: LLEGOConfig,
+    evaluate: Evaluator,
+    rng: np.random.Generator,
+    res: Result,
+    probes: bool,
 ) -> list[Individual]:
     fit = evaluate.fitness
     offspring: list[Individual] = []
     if cfg.use_crossover:
         n_calls = cfg.xo // cfg.per_call
-        parents = fitness_weighted_parents(np.array([i.train for i in pop]), cfg.n_parents, n_calls, rng,
-                                           lower_is_better=fit.lower_is_better)  # fmt: skip
+        parents = fitness_weighted_parents(
+            np.array([i.train for i in pop]), cfg.n_parents, n_calls, rng, lower_is_better=fit.lower_is_better
+        )
         prompts = crossover_prompts(pop, parents, language, cfg, fit, rng)
-        trees, _ = _collect(llm, language, prompts, cfg.per_call + 2, cfg.xo, lambda v: [t for t, _ in v],
-                            res.crossover, rng, cfg)  # fmt: skip
+        trees, _ = _collect(
+            llm,
+            language,
+            prompts,
+            cfg.per_call + 2,
+            cfg.xo,
+            lambda v: [t for t, _ in v],
+            res.crossover,
+            rng,
+            cfg,
+        )
         xo = evaluate(trees)
         offspring += xo
         res.probes.setdefault("xo_fitness", []).append(_mean([i.train for i in xo]))
         if probes:
             blind = crossover_prompts(pop, parents, language, cfg, fit, rng, show_fitness=False)
-            b_trees, _ = _collect(llm, language, blind, cfg.per_call + 2, cfg.xo, lambda v: [t for t, _ in v],
-                                  OperatorStats(), rng, cfg)  # fmt: skip
-            res.probes.setdefault("xo_blind_fitness", []).append(_mean([i.train for i in evaluate.peek(b_trees)]))
-            res.probes.setdefault("xo_parent_best", []).append(_mean([_best(fit, [pop[int(j)].train for j in row]) for row in parents]))
+            b_trees, _ = _collect(
+                llm,
+                language,
+                blind,
+                cfg.per_call + 2,
+                cfg.xo,
+                lambda v: [t for t, _ in v],
+                OperatorStats(),
+                rng,
+                cfg,
+            )
+            res.probes.setdefault("xo_blind_fitness", []).append(
+                _mean([i.train for i in evaluate.peek(b_trees)])
+            )
+            res.probes.setdefault("xo_parent_best", []).append(
+                _mean([_best(fit, [pop[int(j)].train for j in row]) for row in parents])
+            )
     if cfg.use_mutation:
         n_calls = cfg.mut // cfg.per_call
         parents = random_parents(len(pop), cfg.n_parents, n_calls, rng)
-        prompts = [language.mutation_prompt([pop[int(j)].tree for j in rng.permutation(row)]) for row in parents]
+        prompts = [
+            language.mutation_prompt([pop[int(j)].tree for j in rng.permutation(row)]) for row in parents
+        ]
         keep = _mutation_keep(cfg, rng, res.mutation, cfg.tau, "inverse")
-        trees, groups = _collect(llm, language, prompts, cfg.n_candidates + 2, cfg.mut, keep, res.mutation, rng, cfg)
+        trees, groups = _collect(
+            llm, language, prompts, cfg.n_candidates + 2, cfg.mut, keep, res.mutation, rng, cfg
+        )
         offspring += evaluate(trees)
         if probes:
             for k, v in _probe_diversity(groups, evaluate, cfg, int(rng.integers(2**31))).items():
@@ -291,8 +354,14 @@ def _record(res: Result, pop: Sequence[Individual], seen: Sequence[Individual], 
 
 
 def evolve(
-    split: Split, llm: LLM, language: Language, config: LLEGOConfig | None = None, *, seed: int = 0,
-    probes: bool = False, init: Sequence[Node] | None = None,
+    split: Split,
+    llm: LLM,
+    language: Language,
+    config: LLEGOConfig | None = None,
+    *,
+    seed: int = 0,
+    probes: bool = False,
+    init: Sequence[Node] | None = None,
 ) -> Result:
     """Run LLEGO on ``split`` with ``llm`` speaking ``language``; ``init`` overrides P(0) (canonicalised)."""
     cfg = config if config is not None else LLEGOConfig(max_depth=language.max_depth)
@@ -303,7 +372,11 @@ def evolve(
         raise ValueError(f"config.max_depth={cfg.max_depth} differs from the language's {language.max_depth}")
     rng = np.random.default_rng(seed)
     evaluate = Evaluator(split)
-    trees = list(init) if init is not None else initial_population(split, cfg.pop_size, cfg.max_depth, seed, language.canonical)
+    trees = (
+        list(init)
+        if init is not None
+        else initial_population(split, cfg.pop_size, cfg.max_depth, seed, language.canonical)
+    )
     pop = evaluate([language.canonical(t) for t in trees])
     res = Result(pop[0], pop, {}, OperatorStats(), OperatorStats(), 0)
     seen = list(pop)
@@ -320,7 +393,12 @@ def evolve(
 def summary(res: Result) -> dict[str, Any]:
     """JSON-able numbers of a result (for reports)."""
     return {
-        "best_train": res.best.train, "best_val": res.best.val, "best_test": res.best.test, "n_evals": res.n_evals,
-        "xo_valid_rate": res.crossover.valid_rate, "mut_valid_rate": res.mutation.valid_rate,
-        "history": res.history, "probes": res.probes,
-    }  # fmt: skip
+        "best_train": res.best.train,
+        "best_val": res.best.val,
+        "best_test": res.best.test,
+        "n_evals": res.n_evals,
+        "xo_valid_rate": res.crossover.valid_rate,
+        "mut_valid_rate": res.mutation.valid_rate,
+        "history": res.history,
+        "probes": res.probes,
+    }

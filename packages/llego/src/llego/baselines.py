@@ -6,7 +6,7 @@
   validation metric (``configs/baseline/hpt/CART_HPT.yaml``; Optuna's TPE there, seeded random search
   here). ``criterion="entropy"`` is the C4.5 stand-in (the repository vendors bonsai-dt's C4.5).
 - :func:`gatree`: conventional GP (``configs/gatree.yaml``): tournament selection of size 2, subtree
-  crossover, mutation with probability 0.2, 5 elites, from the same initial population as LLEGO, the
+  crossover, mutation with probability 0.2, 5 elites (``elite=None``: min(5, N - 1)), from the same initial population as LLEGO, the
   same fitness and depth limit; it stops when ``max_evals`` fitness evaluations are spent, so it can be
   matched to LLEGO's budget.
 """
@@ -35,7 +35,9 @@ class CartResult:
     trials: int
 
 
-def cart(split: Split, *, max_depth: int = 3, trials: int = 20, seed: int = 0, criterion: str = "gini") -> CartResult:
+def cart(
+    split: Split, *, max_depth: int = 3, trials: int = 20, seed: int = 0, criterion: str = "gini"
+) -> CartResult:
     """Tuned CART (module docstring); ``criterion``: ``"gini"`` or ``"entropy"`` (classification only)."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -69,7 +71,11 @@ class GPResult:
 def gp_values(split: Split) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """GATree's attribute values (each feature's distinct training values) and the leaf values."""
     values = {f: np.unique(split.X_train[:, j]) for f, j in split.columns.items()}
-    leaves = np.array([0.0, 1.0]) if split.task == "classification" else np.quantile(split.y_train, np.linspace(0.05, 0.95, 10))
+    leaves = (
+        np.array([0.0, 1.0])
+        if split.task == "classification"
+        else np.quantile(split.y_train, np.linspace(0.05, 0.95, 10))
+    )
     return values, leaves
 
 
@@ -80,20 +86,30 @@ def _tournament(pop: Sequence[Individual], size: int, rng: np.random.Generator, 
 
 
 def gatree(
-    split: Split, *, pop_size: int = 25, max_evals: int = 650, max_depth: int = 3, seed: int = 0,
-    p_mutation: float = 0.2, elite: int = 5, tournament: int = 2, init: Sequence[Node] | None = None,
+    split: Split,
+    *,
+    pop_size: int = 25,
+    max_evals: int = 650,
+    max_depth: int = 3,
+    seed: int = 0,
+    p_mutation: float = 0.2,
+    elite: int | None = None,
+    tournament: int = 2,
+    init: Sequence[Node] | None = None,
 ) -> GPResult:
     """GATree-style GP until ``max_evals`` evaluations (the initial population counts); module docstring."""
     pop_size = check_int(pop_size, "pop_size", low=2)
     max_evals = check_int(max_evals, "max_evals", low=pop_size)
     check_int(max_depth, "max_depth", low=1)
     check_number(p_mutation, "p_mutation", low=0.0, high=1.0)
-    elite = check_int(elite, "elite", low=0, high=pop_size - 1)
+    elite = min(5, pop_size - 1) if elite is None else check_int(elite, "elite", low=0, high=pop_size - 1)
     check_int(tournament, "tournament", low=1)
     rng = np.random.default_rng(check_seed(seed))
     evaluate = Evaluator(split)
     values, leaves = gp_values(split)
-    trees = list(init) if init is not None else initial_population(split, pop_size, max_depth, seed, lambda t: t)
+    trees = (
+        list(init) if init is not None else initial_population(split, pop_size, max_depth, seed, lambda t: t)
+    )
     pop = evaluate(trees)
     fit = evaluate.fitness
     seen = list(pop)
@@ -101,7 +117,9 @@ def gatree(
 
     def record() -> None:
         history["evals"].append(float(evaluate.n_evals))
-        history["best_train"].append(float(min(i.train for i in seen) if fit.lower_is_better else max(i.train for i in seen)))
+        history["best_train"].append(
+            float(min(i.train for i in seen) if fit.lower_is_better else max(i.train for i in seen))
+        )
         hof = hall_of_fame(seen, fit)[0]
         history["hof_val"].append(hof.val)
         history["hof_test"].append(hof.test)
@@ -114,7 +132,9 @@ def gatree(
         for _ in range(n_kids):
             a = _tournament(pop, tournament, rng, fit.lower_is_better)
             b = _tournament(pop, tournament, rng, fit.lower_is_better)
-            kids.append(varied([a, b], rng, max_depth=max_depth, values=values, leaves=leaves, p_mutation=p_mutation))
+            kids.append(
+                varied([a, b], rng, max_depth=max_depth, values=values, leaves=leaves, p_mutation=p_mutation)
+            )
         kid_inds = evaluate(kids)
         seen += kid_inds
         kid_inds = [kid_inds[int(i)] for i in fit.order(np.array([i.train for i in kid_inds]))]

@@ -76,19 +76,26 @@ class Split:
         """The prompt's label line (official ``get_label_information``)."""
         if self.task == "classification":
             vals, counts = np.unique(self.y_train, return_counts=True)
-            parts = [f"{int(v)}: {100 * c / self.y_train.size:.2f}%" for v, c in zip(vals, counts, strict=True)]
+            parts = [
+                f"{int(v)}: {100 * c / self.y_train.size:.2f}%" for v, c in zip(vals, counts, strict=True)
+            ]
             return "the label distribution is [" + ", ".join(parts) + "]"
         return f"the mean of the label is 0.00 and the std is {np.std(self.y_train):.2f}"
 
     def feature_semantics(self) -> str:
         """``[name (float) [min, max], ...]`` over the training rows (official ``get_feature_semantics``)."""
         lo, hi = self.X_train.min(axis=0), self.X_train.max(axis=0)
-        items = [f"{f} (float) [{a:.2f}, {b:.2f}]" for f, a, b in zip(self.dataset.feature_names, lo, hi, strict=True)]
+        items = [
+            f"{f} (float) [{a:.2f}, {b:.2f}]"
+            for f, a, b in zip(self.dataset.feature_names, lo, hi, strict=True)
+        ]
         return "[" + ", ".join(items) + "]"
 
 
 def _clean(names: list[str]) -> tuple[str, ...]:
-    return tuple(n.strip().replace(" ", "_").replace("(", "").replace(")", "").replace("/", "_") for n in names)
+    return tuple(
+        n.strip().replace(" ", "_").replace("(", "").replace(")", "").replace("/", "_") for n in names
+    )
 
 
 def load(name: str) -> Dataset:
@@ -108,12 +115,19 @@ def load(name: str) -> Dataset:
     else:
         d = skd.load_diabetes()
         y, task = d.target.astype(float), "regression"
-    return Dataset(name, np.asarray(d.data, float), y, _clean(list(d.feature_names)), task, DESCRIPTIONS[name])
+    return Dataset(
+        name, np.asarray(d.data, float), y, _clean(list(d.feature_names)), task, DESCRIPTIONS[name]
+    )
 
 
 def from_arrays(
-    X: np.ndarray, y: np.ndarray, *, feature_names: list[str] | tuple[str, ...], task: str,
-    description: str = "The task is to predict the target from the features", name: str = "custom",
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    feature_names: list[str] | tuple[str, ...],
+    task: str,
+    description: str = "The task is to predict the target from the features",
+    name: str = "custom",
 ) -> Dataset:
     """Your own data as a :class:`Dataset` (binary 0/1 labels for classification; NaN imputed by split)."""
     check_choice(task, "task", ("classification", "regression"))

@@ -52,8 +52,16 @@ class TinyLM:
         device: where the model lives.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 40, temperature: float = 1.0,
-                 top_p: float = 1.0, device: str = "cpu") -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        max_new_tokens: int = 40,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        device: str = "cpu",
+    ) -> None:
         self.model, self.tokenizer = model, tokenizer
         self.max_new_tokens = check_int(max_new_tokens, "max_new_tokens", low=1)
         self.temperature = check_number(temperature, "temperature", low=0.0, low_open=True)
@@ -63,14 +71,24 @@ class TinyLM:
         self.prompt_tokens = 0
 
     def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
+        from paperkit import torch_threads
         from paperkit.lm import sample_k
 
         prompts, n, seed = _check(prompts, n, seed)
         if not prompts:
             return []
-        roll = sample_k(self.model, self.tokenizer, prompts, n, max_new_tokens=self.max_new_tokens, seed=seed,
-                        temperature=self.temperature, top_p=None if self.top_p == 1.0 else self.top_p,
-                        device=self.device)  # fmt: skip
+        with torch_threads(1):
+            roll = sample_k(
+                self.model,
+                self.tokenizer,
+                prompts,
+                n,
+                max_new_tokens=self.max_new_tokens,
+                seed=seed,
+                temperature=self.temperature,
+                top_p=None if self.top_p == 1.0 else self.top_p,
+                device=self.device,
+            )
         lens = roll.response_mask.sum(-1).tolist()
         self.tokens_generated += int(sum(lens))
         self.prompt_tokens += int(roll.attention_mask.sum()) - int(sum(lens))
@@ -115,8 +133,18 @@ class OpenAILLM:
 
     SYSTEM = "You are an expert in creating decision trees."  # official prompts.content
 
-    def __init__(self, base_url: str, model: str, *, api_key: str = "none", api: str = "completions",
-                 temperature: float = 1.0, top_p: float = 1.0, max_tokens: int = 400, client: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str = "none",
+        api: str = "completions",
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_tokens: int = 400,
+        client: Any = None,
+    ) -> None:
         if api not in ("completions", "chat"):
             raise ValueError(f"api must be 'completions' or 'chat', got {api!r}")
         for name, value in (("base_url", base_url), ("model", model)):
@@ -133,8 +161,14 @@ class OpenAILLM:
         self.client = client
 
     def _one(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        kw = dict(model=self.model, n=n, temperature=self.temperature, top_p=self.top_p,
-                  max_tokens=self.max_tokens, seed=seed)  # fmt: skip
+        kw = dict(
+            model=self.model,
+            n=n,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_tokens=self.max_tokens,
+            seed=seed,
+        )
         if self.api == "completions":
             r = self.client.completions.create(prompt=prompt, logprobs=1, **kw)
             out = []

@@ -36,20 +36,40 @@ class MethodInfo:
 
 
 def _split(X: Any, y: Any, feature_names: Sequence[str], task: str, seed: int) -> Split:
-    return split(from_arrays(np.asarray(X, float), np.asarray(y, float), feature_names=list(feature_names), task=task), seed)
+    return split(
+        from_arrays(np.asarray(X, float), np.asarray(y, float), feature_names=list(feature_names), task=task),
+        seed,
+    )
 
 
 def _out(ind: Any, n_evals: int) -> dict[str, Any]:
-    return {"train": ind.train, "val": ind.val, "test": ind.test, "n_evals": n_evals, "tree": to_text(ind.tree)}
+    return {
+        "train": ind.train,
+        "val": ind.val,
+        "test": ind.test,
+        "n_evals": n_evals,
+        "tree": to_text(ind.tree),
+    }
 
 
 def llego_method(
-    X: Any, y: Any, *, feature_names: Sequence[str], task: str = "classification", max_depth: int = 3, seed: int = 0,
-    pop_size: int = 16, generations: int = 8, llm: Any = None, lm_config: TinyLMConfig | None = None,
+    X: Any,
+    y: Any,
+    *,
+    feature_names: Sequence[str],
+    task: str = "classification",
+    max_depth: int = 3,
+    seed: int = 0,
+    pop_size: int = 16,
+    generations: int = 8,
+    llm: Any = None,
+    lm_config: TinyLMConfig | None = None,
 ) -> dict[str, Any]:
     """LLEGO with ``llm`` (None: a tiny LM trained on this split's D_train with ``lm_config``)."""
     sp = _split(X, y, feature_names, task, seed)
-    cfg = LLEGOConfig(pop_size=pop_size, generations=generations, max_depth=check_int(max_depth, "max_depth", low=1))
+    cfg = LLEGOConfig(
+        pop_size=pop_size, generations=generations, max_depth=check_int(max_depth, "max_depth", low=1)
+    )
     lang = CompactLanguage(sp, max_depth=max_depth)
     if llm is None:
         llm, _ = train_tiny_lm(sp, lang, lm_config, seed=seed)
@@ -58,22 +78,41 @@ def llego_method(
 
 
 def gp_method(
-    X: Any, y: Any, *, feature_names: Sequence[str], task: str = "classification", max_depth: int = 3, seed: int = 0,
-    pop_size: int = 16, budget: int | None = None, generations: int = 8,
+    X: Any,
+    y: Any,
+    *,
+    feature_names: Sequence[str],
+    task: str = "classification",
+    max_depth: int = 3,
+    seed: int = 0,
+    pop_size: int = 16,
+    budget: int | None = None,
+    generations: int = 8,
 ) -> dict[str, Any]:
     """GATree-style GP from LLEGO's initial population, ``budget`` evaluations."""
     sp = _split(X, y, feature_names, task, seed)
     check_int(max_depth, "max_depth", low=1)
     pop_size = check_int(pop_size, "pop_size", low=2)
-    n = budget if budget is not None else pop_size + check_int(generations, "generations", low=0) * 2 * pop_size
+    n = (
+        budget
+        if budget is not None
+        else pop_size + check_int(generations, "generations", low=0) * 2 * pop_size
+    )
     init = initial_population(sp, pop_size, max_depth, seed, lambda t: t)
     res = gatree(sp, pop_size=pop_size, max_evals=n, max_depth=max_depth, seed=seed, init=init)
     return _out(res.best, res.n_evals)
 
 
 def cart_method(
-    X: Any, y: Any, *, feature_names: Sequence[str], task: str = "classification", max_depth: int = 3, seed: int = 0,
-    trials: int = 20, criterion: str = "gini",
+    X: Any,
+    y: Any,
+    *,
+    feature_names: Sequence[str],
+    task: str = "classification",
+    max_depth: int = 3,
+    seed: int = 0,
+    trials: int = 20,
+    criterion: str = "gini",
 ) -> dict[str, Any]:
     """CART tuned on the validation split (20 trials)."""
     sp = _split(X, y, feature_names, task, seed)

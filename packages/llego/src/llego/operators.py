@@ -38,8 +38,8 @@ __all__ = [
     "hall_of_fame",
     "random_parents",
     "select",
-    "selection_probabilities",
     "select_offspring",
+    "selection_probabilities",
 ]
 
 EPS = 1e-12

@@ -27,12 +27,15 @@ import numpy as np
 from paperkit import check_int
 
 from llego.data import Split
-from llego.tree import Leaf, Node, Split as TSplit, TreeError, depth, parse_reply, to_text
+from llego.tree import Leaf, Node, TreeError, depth, parse_reply, to_text
+from llego.tree import Split as TSplit
 
-__all__ = ["CompactLanguage", "Language", "NaturalLanguage", "PLACEHOLDER"]
+__all__ = ["PLACEHOLDER", "CompactLanguage", "Language", "NaturalLanguage"]
 
 PLACEHOLDER = "? ? ? ?"
-GENERIC_TASK = "The task is to generate interpretable and high-performing decision trees given a set of attributes"
+GENERIC_TASK = (
+    "The task is to generate interpretable and high-performing decision trees given a set of attributes"
+)
 
 
 class Language(Protocol):
@@ -104,7 +107,10 @@ class NaturalLanguage:
         if fitness is None or target is None:
             lines = [f"\nfitness: unknown, Expression: ## {self.render(t)} ##" for t in parents]
             return head + "".join(lines) + "\nfitness: unknown, Expression: "
-        lines = [f"\nfitness: {f:.{self.precision}f}, Expression: ## {self.render(t)} ##" for t, f in zip(parents, fitness, strict=True)]
+        lines = [
+            f"\nfitness: {f:.{self.precision}f}, Expression: ## {self.render(t)} ##"
+            for t, f in zip(parents, fitness, strict=True)
+        ]
         return head + "".join(lines) + f"\nfitness: {target:.{self.precision}f}, Expression: "
 
     def mutation_prompt(self, parents: Sequence[Node]) -> str:
@@ -146,8 +152,17 @@ class CompactLanguage:
 
     def vocabulary(self) -> list[str]:
         """Every token this language writes."""
-        return [*self.feature_names, *(f"t{k}" for k in range(self.n_bins)),
-                *(f"L{k}" for k in range(len(self.levels))), *"0123456789", ":", "|", "?", "X", "M"]  # fmt: skip
+        return [
+            *self.feature_names,
+            *(f"t{k}" for k in range(self.n_bins)),
+            *(f"L{k}" for k in range(len(self.levels))),
+            *"0123456789",
+            ":",
+            "|",
+            "?",
+            "X",
+            "M",
+        ]
 
     def fitness_tokens(self, f: float) -> str:
         scale = 1000.0 if self.split.task == "regression" else 10000.0
@@ -209,7 +224,9 @@ class CompactLanguage:
         if fitness is None or target is None:
             lines = [f"{PLACEHOLDER} : {self.render(t)}" for t in parents]
             return "X | " + " | ".join(lines) + f" | {PLACEHOLDER} :"
-        lines = [f"{self.fitness_tokens(f)} : {self.render(t)}" for t, f in zip(parents, fitness, strict=True)]
+        lines = [
+            f"{self.fitness_tokens(f)} : {self.render(t)}" for t, f in zip(parents, fitness, strict=True)
+        ]
         return "X | " + " | ".join(lines) + f" | {self.fitness_tokens(target)} :"
 
     def mutation_prompt(self, parents: Sequence[Node]) -> str:

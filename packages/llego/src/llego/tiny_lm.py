@@ -6,7 +6,7 @@ The paper's LLM brings world knowledge of the features; a few-minute CPU model c
 - a pool of trees: CART fits on half-size bootstrap samples of D_train with random feature subsets,
   depths and leaf sizes, plus random trees, all in :class:`llego.prompts.CompactLanguage`;
 - crossover transcripts: 4 parents drawn ∝ fitness, shown worst -> best with their train fitness; M = 8
-  GP recombinations of them are scored; the reply is the best one (probability 1/2) or a random one, and
+  GP recombinations of them are scored; the reply is the best one (probability 0.7) or a random one, and
   the target line is the *reply's own* fitness (hindsight relabelling), so the target line varies and the
   model learns what a given target means; with probability 0.3 every fitness is the placeholder
   ``? ? ? ?``, the parents are shuffled and the reply is a random candidate — the no-fitness ablation's
@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_int, check_number, check_seed
+from paperkit import check_int, check_number, check_seed, torch_threads
 
 from llego.algorithm import Evaluator
 from llego.data import Split
@@ -46,19 +46,28 @@ class TinyLMConfig:
     n_pool: int = 300
     n_examples: int = 3000
     n_candidates: int = 8  # M recombinations scored per crossover transcript
-    p_best: float = 0.5
+    p_best: float = 0.7
     p_placeholder: float = 0.3
     p_crossover: float = 0.6
     n_layer: int = 2
     n_head: int = 4
     d_model: int = 64
-    steps: int = 600
-    batch_size: int = 16
-    lr: float = 2e-3
+    steps: int = 1000
+    batch_size: int = 8
+    lr: float = 3e-3
     warmup: int = 30
 
     def __post_init__(self) -> None:
-        for name in ("n_pool", "n_examples", "n_candidates", "n_layer", "n_head", "d_model", "steps", "batch_size"):
+        for name in (
+            "n_pool",
+            "n_examples",
+            "n_candidates",
+            "n_layer",
+            "n_head",
+            "d_model",
+            "steps",
+            "batch_size",
+        ):
             check_int(getattr(self, name), name, low=1)
         for name in ("p_best", "p_placeholder", "p_crossover"):
             check_number(getattr(self, name), name, low=0.0, high=1.0)
@@ -82,8 +91,15 @@ def word_tokenizer(vocabulary: list[str]):  # -> PreTrainedTokenizerFast
     backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     backend.decoder = decoders.WordPiece(prefix="##", cleanup=False)  # joins tokens with one space
-    return PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", bos_token="<bos>", eos_token="<eos>",
-                                   unk_token="<unk>", padding_side="right", clean_up_tokenization_spaces=False)  # fmt: skip
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        pad_token="<pad>",
+        bos_token="<bos>",
+        eos_token="<eos>",
+        unk_token="<unk>",
+        padding_side="right",
+        clean_up_tokenization_spaces=False,
+    )
 
 
 def _pool(split: Split, lang: CompactLanguage, n: int, rng: np.random.Generator) -> list[Node]:
@@ -99,8 +115,11 @@ def _pool(split: Split, lang: CompactLanguage, n: int, rng: np.random.Generator)
             continue
         rows = rng.choice(split.X_train.shape[0], size=split.X_train.shape[0] // 2, replace=True)
         cols = np.sort(rng.choice(p, size=int(rng.integers(min(3, p), p + 1)), replace=False))
-        est = cls(max_depth=int(rng.integers(1, lang.max_depth + 1)), min_samples_leaf=int(rng.integers(1, 20)),
-                  random_state=int(rng.integers(2**31))).fit(split.X_train[rows][:, cols], split.y_train[rows])  # fmt: skip
+        est = cls(
+            max_depth=int(rng.integers(1, lang.max_depth + 1)),
+            min_samples_leaf=int(rng.integers(1, 20)),
+            random_state=int(rng.integers(2**31)),
+        ).fit(split.X_train[rows][:, cols], split.y_train[rows])
         names = [split.dataset.feature_names[c] for c in cols]
         out.append(lang.canonical(from_sklearn(est, names)))
     return out
@@ -115,8 +134,10 @@ def _crossover_example(pool, fit_pool, lang, ev, cfg, rng) -> tuple[str, str]:
     idx = fitness_weighted_parents(fit_pool, 4, 1, rng, lower_is_better=fit.lower_is_better)[0]
     parents = [pool[int(i)] for i in idx]
     values = _bin_values(lang)
-    kids = [lang.canonical(varied(parents, rng, max_depth=lang.max_depth, values=values, leaves=lang.levels))
-            for _ in range(cfg.n_candidates)]  # fmt: skip
+    kids = [
+        lang.canonical(varied(parents, rng, max_depth=lang.max_depth, values=values, leaves=lang.levels))
+        for _ in range(cfg.n_candidates)
+    ]
     kf = np.array([i.train for i in ev.peek(kids)])
     if rng.random() < cfg.p_placeholder:
         order = rng.permutation(4)
@@ -125,7 +146,9 @@ def _crossover_example(pool, fit_pool, lang, ev, cfg, rng) -> tuple[str, str]:
     j = fit.best(kf) if rng.random() < cfg.p_best else int(rng.integers(len(kids)))
     pf = fit_pool[idx]
     order = fit.order(pf)[::-1]  # worst -> best
-    prompt = lang.crossover_prompt([parents[int(o)] for o in order], [float(pf[int(o)]) for o in order], float(kf[j]))
+    prompt = lang.crossover_prompt(
+        [parents[int(o)] for o in order], [float(pf[int(o)]) for o in order], float(kf[j])
+    )
     return prompt, lang.render(kids[j])
 
 
@@ -135,7 +158,9 @@ def _mutation_example(pool, lang, rng) -> tuple[str, str]:
     if rng.random() < 0.5:
         reply = pool[int(idx[4])]
     else:
-        reply = lang.canonical(point_mutation(parents[int(rng.integers(4))], _bin_values(lang), lang.levels, rng, lang.max_depth))
+        reply = lang.canonical(
+            point_mutation(parents[int(rng.integers(4))], _bin_values(lang), lang.levels, rng, lang.max_depth)
+        )
     return lang.mutation_prompt(parents), lang.render(reply)
 
 
@@ -163,8 +188,14 @@ def _lr(step: int, cfg: TinyLMConfig) -> float:
     return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(prog, 1.0)))
 
 
+@torch_threads(1)  # tiny model: one thread is fastest (paperkit.torch_threads)
 def train_tiny_lm(
-    split: Split, lang: CompactLanguage, config: TinyLMConfig | None = None, *, seed: int = 0, device: str = "cpu",
+    split: Split,
+    lang: CompactLanguage,
+    config: TinyLMConfig | None = None,
+    *,
+    seed: int = 0,
+    device: str = "cpu",
     max_new_tokens: int | None = None,
 ) -> tuple[TinyLM, dict[str, float]]:
     """Build the corpus, train a tiny GPT-2 on it; ``(TinyLM, info)`` with losses and token counts."""
@@ -176,11 +207,25 @@ def train_tiny_lm(
     seed = check_seed(seed)
     corpus = build_corpus(split, lang, cfg, seed=seed)
     tok = word_tokenizer(lang.vocabulary())
-    width = max(len(p.split()) + len(r.split()) for p, r in zip(corpus.prompts, corpus.responses, strict=True)) + 2
+    width = (
+        max(len(p.split()) + len(r.split()) for p, r in zip(corpus.prompts, corpus.responses, strict=True))
+        + 2
+    )
     tree_max = 2 * (2**lang.max_depth - 1) + 2**lang.max_depth
-    positions = width + tree_max + 8
-    model = tiny_causal_lm(tok, n_layer=cfg.n_layer, n_head=cfg.n_head, d_model=cfg.d_model, max_positions=positions, seed=seed, device=device)
-    data = encode_prompt_response(tok, list(corpus.prompts), list(corpus.responses), max_length=width, device=device)
+    prompt_max = 2 + 4 * (4 + 1 + tree_max + 1) + 5  # "X |", 4 parent lines, the target line
+    positions = max(width, prompt_max) + tree_max + 8
+    model = tiny_causal_lm(
+        tok,
+        n_layer=cfg.n_layer,
+        n_head=cfg.n_head,
+        d_model=cfg.d_model,
+        max_positions=positions,
+        seed=seed,
+        device=device,
+    )
+    data = encode_prompt_response(
+        tok, list(corpus.prompts), list(corpus.responses), max_length=width, device=device
+    )
     lengths = data["attention_mask"].sum(-1)
     opt = Adam([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
     gen = torch.Generator().manual_seed(seed)
@@ -201,6 +246,11 @@ def train_tiny_lm(
         losses.append(float(loss.detach()))
     model.eval()
     tokens = int(sum(int(lengths[i]) for i in range(n)) * cfg.steps * cfg.batch_size / n)
-    info = {"loss_first": float(np.mean(losses[:20])), "loss_last": float(np.mean(losses[-20:])), "train_tokens": float(tokens),
-            "params": float(sum(p.numel() for p in model.parameters())), "examples": float(n)}  # fmt: skip
+    info = {
+        "loss_first": float(np.mean(losses[:20])),
+        "loss_last": float(np.mean(losses[-20:])),
+        "train_tokens": float(tokens),
+        "params": float(sum(p.numel() for p in model.parameters())),
+        "examples": float(n),
+    }
     return TinyLM(model, tok, max_new_tokens=max_new_tokens or tree_max + 2, device=device), info

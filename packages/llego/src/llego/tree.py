@@ -142,7 +142,12 @@ def to_dict(node: Node, precision: int = 4) -> dict[str, Any]:
         return {"value": _leaf_value(node.value, precision)}
     lo, hi = ("<", ">=") if node.strict else ("<=", ">")
     th = _fmt(node.threshold, precision)
-    return {node.feature: {f"{lo} {th}": to_dict(node.left, precision), f"{hi} {th}": to_dict(node.right, precision)}}
+    return {
+        node.feature: {
+            f"{lo} {th}": to_dict(node.left, precision),
+            f"{hi} {th}": to_dict(node.right, precision),
+        }
+    }
 
 
 def to_text(node: Node, precision: int = 4) -> str:
@@ -193,9 +198,7 @@ def _from_dict(d: Any, names: frozenset[str] | None) -> Node:
     return Split(str(feature), t1, _from_dict(left, names), _from_dict(right, names), strict="<" in pair)
 
 
-def from_dict(
-    d: Any, *, feature_names: Sequence[str] | None = None, max_depth: int | None = None
-) -> Node:
+def from_dict(d: Any, *, feature_names: Sequence[str] | None = None, max_depth: int | None = None) -> Node:
     """Validate the paper's dict form and build the tree; :class:`TreeError` says what is wrong."""
     names = None if feature_names is None else frozenset(feature_names)
     node = _from_dict(d, names)
@@ -216,9 +219,7 @@ def parse(text: str, *, feature_names: Sequence[str] | None = None, max_depth: i
     return from_dict(d, feature_names=feature_names, max_depth=max_depth)
 
 
-def parse_reply(
-    text: str, *, feature_names: Sequence[str], max_depth: int
-) -> tuple[Node | None, str]:
+def parse_reply(text: str, *, feature_names: Sequence[str], max_depth: int) -> tuple[Node | None, str]:
     """``(tree or None, status)`` for one LLM reply: ``"ok"``, ``"repaired"`` (the official repair: a
     missing closing brace appended) or ``"invalid: <reason>"``. Never raises on bad text."""
     try:
@@ -226,7 +227,9 @@ def parse_reply(
     except TreeError as err:
         first = str(err)
     try:
-        return parse(text.strip().strip("#").strip() + "}", feature_names=feature_names, max_depth=max_depth), "repaired"
+        return parse(
+            text.strip().strip("#").strip() + "}", feature_names=feature_names, max_depth=max_depth
+        ), "repaired"
     except TreeError:
         return None, f"invalid: {first}"
 
@@ -247,7 +250,9 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str]) -> Node:
             v = t.value[i]
             value = float(classes[int(np.argmax(v[0]))]) if classes is not None else float(v[0][0])
             return Leaf(value)
-        return Split(names[t.feature[i]], float(t.threshold[i]), build(t.children_left[i]), build(t.children_right[i]))
+        return Split(
+            names[t.feature[i]], float(t.threshold[i]), build(t.children_left[i]), build(t.children_right[i])
+        )
 
     return build(0)
 
@@ -275,5 +280,7 @@ def replace_at(node: Node, path: Sequence[str], new: Node) -> Node:
     if not isinstance(node, Split):
         raise ValueError(f"path {tuple(path)} goes below a leaf")
     if path[0] == "l":
-        return Split(node.feature, node.threshold, replace_at(node.left, path[1:], new), node.right, node.strict)
+        return Split(
+            node.feature, node.threshold, replace_at(node.left, path[1:], new), node.right, node.strict
+        )
     return Split(node.feature, node.threshold, node.left, replace_at(node.right, path[1:], new), node.strict)

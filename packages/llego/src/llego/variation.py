@@ -23,7 +23,11 @@ __all__ = ["point_mutation", "random_tree", "subtree_crossover", "varied"]
 
 
 def random_tree(
-    max_depth: int, values: Mapping[str, np.ndarray], leaves: np.ndarray, rng: np.random.Generator, p_leaf: float = 0.3
+    max_depth: int,
+    values: Mapping[str, np.ndarray],
+    leaves: np.ndarray,
+    rng: np.random.Generator,
+    p_leaf: float = 0.3,
 ) -> Node:
     """Grow a random tree: each node below the root is a leaf with probability ``p_leaf`` or at depth 0."""
     if max_depth <= 0:
@@ -78,8 +82,14 @@ def point_mutation(
 
 
 def varied(
-    parents: Sequence[Node], rng: np.random.Generator, *, max_depth: int, values: Mapping[str, np.ndarray],
-    leaves: np.ndarray, p_mutation: float = 0.2, tries: int = 50,
+    parents: Sequence[Node],
+    rng: np.random.Generator,
+    *,
+    max_depth: int,
+    values: Mapping[str, np.ndarray],
+    leaves: np.ndarray,
+    p_mutation: float = 0.2,
+    tries: int = 50,
 ) -> Node:
     """A GP child of two distinct random ``parents``: crossover (retried until depth <= max_depth), then a
     mutation with probability ``p_mutation``; falls back to the first parent after ``tries`` misses."""

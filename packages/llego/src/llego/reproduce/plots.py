@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from paperkit import Report
 
+from llego.reproduce.claims import nanmean
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -22,10 +24,25 @@ def _search(records: list[dict], names: list[str]) -> Figure:
         for r in (r for r in records if r["dataset"] == n):
             for key, style, label in (("llego", "-", "LLEGO"), ("gp", "--", "GP")):
                 h = r[key]["history"]
-                ax.step(h["evals"], h["best_train"], style, where="post", color="C0" if key == "llego" else "C1",
-                        label=f"{label} seed {r['seed']}", alpha=0.8)  # fmt: skip
+                ax.step(
+                    h["evals"],
+                    h["best_train"],
+                    style,
+                    where="post",
+                    color="C0" if key == "llego" else "C1",
+                    label=f"{label} seed {r['seed']}",
+                    alpha=0.8,
+                )
         ax.set_xlabel("fitness evaluations")
-        ax.set_ylabel("best train fitness so far (" + ("MSE, lower is better" if any(r["c45"] is None for r in records if r["dataset"] == n) else "balanced accuracy") + ")")
+        ax.set_ylabel(
+            "best train fitness so far ("
+            + (
+                "MSE, lower is better"
+                if any(r["c45"] is None for r in records if r["dataset"] == n)
+                else "balanced accuracy"
+            )
+            + ")"
+        )
         ax.set_title(n)
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -41,11 +58,17 @@ def _mechanisms(records: list[dict], names: list[str]) -> Figure:
     labels = ("most likely", "tau 0.1", "tau 10", "uniform")
     for i, n in enumerate(names):
         rs = [r for r in records if r["dataset"] == n]
-        g = [np.nanmean(r["llego"]["probes"]["xo_fitness"]) for r in rs]
-        b = [np.nanmean(r["llego"]["probes"]["xo_blind_fitness"]) for r in rs]
+        g = [nanmean(r["llego"]["probes"]["xo_fitness"]) for r in rs]
+        b = [nanmean(r["llego"]["probes"]["xo_blind_fitness"]) for r in rs]
         a1.scatter(b, g, label=n, color=f"C{i}")
-        d = [[np.nanmean(r["llego"]["probes"][k]) for r in rs] for k in keys]
-        a2.bar(np.arange(len(keys)) + 0.4 * i, [np.mean(v) for v in d], width=0.4, yerr=[np.std(v) for v in d], label=n)
+        d = [[nanmean(r["llego"]["probes"][k]) for r in rs] for k in keys]
+        a2.bar(
+            np.arange(len(keys)) + 0.4 * i,
+            [np.mean(v) for v in d],
+            width=0.4,
+            yerr=[np.std(v) for v in d],
+            label=n,
+        )
     lo, hi = a1.get_xlim()
     a1.plot([lo, hi], [lo, hi], "k:", label="y = x")
     a1.set_xlabel("no-fitness ablation: mean train fitness of offspring")
