@@ -49,7 +49,8 @@ def main(reps: int = 7) -> None:
     med = {k: float(np.median(v)) for k, v in times.items()}
     for k, v in med.items():
         print(
-            f"{k:16s} {1e6 * v:9.1f} us per tree on {X.shape[0]} rows  ratio to llego {v / med['llego.predict']:.2f}"
+            f"{k:16s} {1e6 * v:9.1f} us per tree on {X.shape[0]} rows  "
+            f"ratio to llego {v / med['llego.predict']:.2f}"
         )
 
 

@@ -1,4 +1,4 @@
-"""Parent sampling, inverse-likelihood selection, dedupe/selection/hall of fame, and the loop with a scripted LLM."""
+"""Parent sampling, inverse-likelihood selection, dedupe, selection, hall of fame; the loop, scripted."""
 
 from __future__ import annotations
 

@@ -258,7 +258,7 @@ def _probe_diversity(
     out = {}
     for name, (tau, rule) in rules.items():
         rng = np.random.default_rng(seed)  # the same draws for every rule: paired
-        kept = []
+        kept: list[Node] = []
         for valid in groups:
             if valid and all(lp is not None for _, lp in valid):
                 idx, _ = select_offspring([lp for _, lp in valid], cfg.per_call, tau, rng, rule)

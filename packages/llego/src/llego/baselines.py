@@ -6,8 +6,9 @@
   validation metric (``configs/baseline/hpt/CART_HPT.yaml``; Optuna's TPE there, seeded random search
   here). ``criterion="entropy"`` is the C4.5 stand-in (the repository vendors bonsai-dt's C4.5).
 - :func:`gatree`: conventional GP (``configs/gatree.yaml``): tournament selection of size 2, subtree
-  crossover, mutation with probability 0.2, 5 elites (``elite=None``: min(5, N - 1)), from the same initial population as LLEGO, the
-  same fitness and depth limit; it stops when ``max_evals`` fitness evaluations are spent, so it can be
+  crossover, mutation with probability 0.2, 5 elites (``elite=None``: min(5, N - 1)), from the
+  same initial population as LLEGO, the same fitness and depth limit; it stops when ``max_evals``
+  fitness evaluations are spent, so it can be
   matched to LLEGO's budget.
 """
 

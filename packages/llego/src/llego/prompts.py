@@ -41,7 +41,8 @@ GENERIC_TASK = (
 class Language(Protocol):
     """How trees and prompts are written for one kind of LLM."""
 
-    max_depth: int
+    @property
+    def max_depth(self) -> int: ...
 
     def render(self, tree: Node) -> str: ...
 
@@ -82,7 +83,8 @@ class NaturalLanguage:
         lead = "You are an expert in creating decision trees. " if expert else ""
         return (
             f"{lead}{m['task']}. The dataset has {m['n_samples']} samples and {m['n_attributes']} features, "
-            f"{m['n_attributes']} numerical and 0 categorical. The target variable is {m['target_name']}, it is "
+            f"{m['n_attributes']} numerical and 0 categorical. "
+            f"The target variable is {m['target_name']}, it is "
             f"{m['target_type']}, {m['labels']}. The features and their ranges are: {m['features']}. "
             f"{instruction} Write the tree in the JSON format of the examples, using any of the features and "
             "only the operators [<, >, <=, >=]. Return only the tree, between ## and ##."

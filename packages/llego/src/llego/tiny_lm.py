@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from paperkit import check_int, check_number, check_seed, torch_threads
@@ -81,8 +82,8 @@ class Corpus:
     responses: tuple[str, ...]
 
 
-def word_tokenizer(vocabulary: list[str]):  # -> PreTrainedTokenizerFast
-    """Whitespace-split word-level tokenizer with paperkit.lm's specials (<pad> 0, <bos> 1, <eos> 2, <unk> 3)."""
+def word_tokenizer(vocabulary: list[str]) -> Any:
+    """A whitespace-split word-level ``PreTrainedTokenizerFast``; specials <pad> <bos> <eos> <unk> = 0-3."""
     from paperkit.lm import SPECIAL_TOKENS
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
@@ -129,7 +130,14 @@ def _bin_values(lang: CompactLanguage) -> dict[str, np.ndarray]:
     return {f: lang.bins[j] for f, j in lang.split.columns.items()}
 
 
-def _crossover_example(pool, fit_pool, lang, ev, cfg, rng) -> tuple[str, str]:
+def _crossover_example(
+    pool: list[Node],
+    fit_pool: np.ndarray,
+    lang: CompactLanguage,
+    ev: Evaluator,
+    cfg: TinyLMConfig,
+    rng: np.random.Generator,
+) -> tuple[str, str]:
     fit: Fitness = ev.fitness
     idx = fitness_weighted_parents(fit_pool, 4, 1, rng, lower_is_better=fit.lower_is_better)[0]
     parents = [pool[int(i)] for i in idx]
@@ -152,7 +160,7 @@ def _crossover_example(pool, fit_pool, lang, ev, cfg, rng) -> tuple[str, str]:
     return prompt, lang.render(kids[j])
 
 
-def _mutation_example(pool, lang, rng) -> tuple[str, str]:
+def _mutation_example(pool: list[Node], lang: CompactLanguage, rng: np.random.Generator) -> tuple[str, str]:
     idx = rng.choice(len(pool), size=5, replace=False)
     parents = [pool[int(i)] for i in idx[:4]]
     if rng.random() < 0.5:

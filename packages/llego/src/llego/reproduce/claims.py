@@ -112,8 +112,8 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
         Claim.at_least(
             f"{name}-fitness-guidance",
             f"Fitness-guided crossover gives fitter offspring than its no-fitness ablation ({name})",
-            "share of seeds whose mean (over generations) train fitness of guided minus ablation offspring, same parent "
-            "sets, favours guidance",
+            "share of seeds whose mean (over generations) train fitness of guided minus ablation "
+            "offspring, same parent sets, favours guidance",
             _share(guid[0]),
             mg.seed_share,
             paper="Sec. 4.1, Fig. 4 (no number retrieved)",
@@ -121,9 +121,10 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
         ),
         Claim.at_least(
             f"{name}-diversity-guidance",
-            f"Inverse-likelihood mutation (tau = {config.llego.tau}) keeps more diverse offspring than keeping the most likely ({name})",
-            "share of seeds whose mean pairwise Hamming distance of kept offspring signatures, tau rule minus "
-            "most-likely rule on the same candidates, is > 0",
+            f"Inverse-likelihood mutation (tau = {config.llego.tau}) keeps more diverse offspring "
+            f"than keeping the most likely ({name})",
+            "share of seeds whose mean pairwise Hamming distance of kept offspring signatures, "
+            "tau rule minus most-likely rule on the same candidates, is > 0",
             _share(div[0]),
             mg.seed_share,
             paper="Sec. 4.2 (no number retrieved)",

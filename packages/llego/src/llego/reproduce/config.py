@@ -27,6 +27,10 @@ class Margins:
     gate_lm_loss: float = 0.8  # ours (gate): the tiny LM's last loss <= 0.8 x its first (it learned)
 
 
+FULL_LLEGO = LLEGOConfig(pop_size=16, generations=8, max_depth=3)  # spec full mode (official: N = G = 25)
+FULL_LM = TinyLMConfig(n_pool=300, n_examples=2500, steps=800)  # ~450k training tokens per data set
+
+
 @dataclass(frozen=True)
 class Config(Scales):
     """Defaults are the full run (spec "full mode": breast_cancer and diabetes, d = 3, N = 16, G = 8)."""
@@ -54,8 +58,8 @@ class Config(Scales):
     datasets: tuple[str, ...] = ("breast_cancer", "diabetes")
     n_seeds: int = 3
     max_depth: int = 3  # spec: d = 3 (the paper reports d = 3 and 4)
-    llego: LLEGOConfig = LLEGOConfig(pop_size=16, generations=8, max_depth=3)  # official: N = G = 25
-    lm: TinyLMConfig = TinyLMConfig(n_pool=300, n_examples=3000, steps=1000)  # ~550k tokens per dataset
+    llego: LLEGOConfig = FULL_LLEGO
+    lm: TinyLMConfig = FULL_LM
     cart_trials: int = 20  # official CART_HPT: 20 trials
     margins: Margins = field(default_factory=Margins)
 

@@ -91,12 +91,14 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     }
     c = config.llego
     notes = [
-        f"Data: {', '.join(config.datasets)} (scikit-learn), official 36/24/40 split per seed; depth d = {config.max_depth}.",
-        f"LLEGO: N = {c.pop_size}, G = {c.generations}, N_xo = N_mut = {c.xo}, alpha = {c.alpha}, tau = {c.tau}, "
-        f"4 parents a call; tiny LM ({config.lm.n_layer} layers, d = {config.lm.d_model}, {config.lm.steps} steps) "
-        "trained once per dataset on the first seed's D_train and shared by the seeds.",
+        f"Data: {', '.join(config.datasets)} (scikit-learn), official 36/24/40 split per seed; "
+        f"depth d = {config.max_depth}.",
+        f"LLEGO: N = {c.pop_size}, G = {c.generations}, N_xo = N_mut = {c.xo}, alpha = {c.alpha}, "
+        f"tau = {c.tau}, 4 parents a call; tiny LM ({config.lm.n_layer} layers, d = {config.lm.d_model}, "
+        f"{config.lm.steps} steps) trained once per data set on the first seed's D_train, shared by seeds.",
         "GP (GATree-style) starts from LLEGO's initial population and stops at LLEGO's evaluation count; "
-        f"CART and the entropy stand-in for C4.5 are tuned with {config.cart_trials} trials on the validation split.",
+        f"CART and the entropy stand-in for C4.5 are tuned with {config.cart_trials} trials on the "
+        "validation split.",
         "CPU seconds per data set (tiny LM + all seeds; timings stay out of the metrics so that runs compare "
         "equal): " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()) + ".",
     ]

@@ -39,12 +39,14 @@ def tables(records: Sequence[Any], lm_info: dict[str, dict[str, float]]) -> dict
                 "seed": r.seed,
                 "evals": r.llego["n_evals"],
                 "valid xo/mut": f"{r.llego['xo_valid_rate']:.2f}/{r.llego['mut_valid_rate']:.2f}",
-                "xo fitness guided/blind": f"{nanmean(p['xo_fitness']):.4f}/{nanmean(p['xo_blind_fitness']):.4f}",
+                "xo fitness guided/blind": f"{nanmean(p['xo_fitness']):.4f}/"
+                f"{nanmean(p['xo_blind_fitness']):.4f}",
                 "best parent": f"{nanmean(p['xo_parent_best']):.4f}",
                 "diversity tau/0.1/likely/uniform": "/".join(
                     f"{nanmean(p[k]):.3f}" for k in ("div_tau", "div_tau0.1", "div_likely", "div_uniform")
                 ),
-                "best train LLEGO/GP": f"{r.llego['history']['best_train'][-1]:.4f}/{r.gp['history']['best_train'][-1]:.4f}",
+                "best train LLEGO/GP": f"{r.llego['history']['best_train'][-1]:.4f}/"
+                f"{r.gp['history']['best_train'][-1]:.4f}",
             }
         )
     lm = [
