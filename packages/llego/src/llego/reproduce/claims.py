@@ -55,6 +55,23 @@ def _share(x: np.ndarray, strict: bool = True) -> float:
     return float(np.mean(x > 0) if strict else np.mean(x >= 0))
 
 
+def _gate(name: str, q: dict[str, np.ndarray], lm: dict[str, float], config: Config, metric: str) -> Claim:
+    """Tuned CART learns the task and the tiny LM learned (its loss fell); NaN (fails) otherwise."""
+    mg = config.margins
+    reg = q["sign"][0] < 0
+    lm_ok = lm["loss_last"] <= mg.gate_lm_loss * lm["loss_first"]
+    observed = float(np.mean(q["cart_test"])) if lm_ok else float("nan")
+    return (Claim.at_most if reg else Claim.at_least)(
+        f"{name}-gate",
+        f"Gate ({name}): tuned CART learns the task and the tiny LM learned its transcripts",
+        f"mean {metric} of tuned CART (NaN when the LM's last loss > {mg.gate_lm_loss} x its first)",
+        observed,
+        mg.gate_mse if reg else mg.gate_accuracy,
+        paper="ours (gate)",
+        details={"lm_loss_ratio": lm["loss_last"] / lm["loss_first"], "lm_loss_bound": mg.gate_lm_loss},
+    )
+
+
 def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], config: Config) -> list[Claim]:
     mg = config.margins
     reg = q["sign"][0] < 0
@@ -77,27 +94,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
         pair("llego_train", "gp_train", sg),
     )
     metric = "test MSE" if reg else "test balanced accuracy"
-    gate_obs = float(np.mean(q["cart_test"]))
-    gate = (Claim.at_most if reg else Claim.at_least)(
-        f"{name}-gate",
-        f"Gate ({name}): tuned CART learns the task and the tiny LM learned its transcripts",
-        f"mean {metric} of tuned CART (details: LM loss last/first)",
-        gate_obs,
-        mg.gate_mse if reg else mg.gate_accuracy,
-        paper="ours (gate)",
-        details={"lm_loss_ratio": lm["loss_last"] / lm["loss_first"], "lm_loss_bound": mg.gate_lm_loss},
-    )
-    lm_ok = lm["loss_last"] <= mg.gate_lm_loss * lm["loss_first"]
-    gate = Claim(
-        gate.name,
-        gate.statement,
-        gate.quantity,
-        gate.observed if lm_ok else float("nan"),
-        gate.low,
-        gate.high,
-        paper=gate.paper,
-        details=gate.details,
-    )
+    gate = _gate(name, q, lm, config, metric)
     cart_diff = float(np.mean(q["llego_test"]) - np.mean(q["cart_test"]))
     out = [
         gate,
@@ -116,7 +113,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             "offspring, same parent sets, favours guidance",
             _share(guid[0]),
             mg.seed_share,
-            paper="Sec. 4.1, Fig. 4 (no number retrieved)",
+            paper="fitness-guided crossover (Sec. 4; no number retrieved)",
             details=guid[1],
         ),
         Claim.at_least(
@@ -127,7 +124,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             "tau rule minus most-likely rule on the same candidates, is > 0",
             _share(div[0]),
             mg.seed_share,
-            paper="Sec. 4.2 (no number retrieved)",
+            paper="diversity-guided mutation (Sec. 4; no number retrieved)",
             details=div[1],
         ),
         Claim.at_least(
@@ -136,7 +133,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             "share of seeds with best train fitness LLEGO >= GP at LLEGO's evaluation count",
             _share(gp[0], strict=False),
             mg.seed_share,
-            paper="Sec. 5.2, Fig. 5 (efficiency; no number retrieved)",
+            paper="search efficiency vs GATree (figure; no number retrieved)",
             details=gp[1],
         ),
         (Claim.at_most if reg else Claim.at_least)(
@@ -145,9 +142,9 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             f"mean {metric} of LLEGO's HOF tree minus tuned CART's",
             cart_diff,
             mg.cart_mse if reg else -mg.cart_accuracy,
-            paper="Table 2 (diabetes: Pima, a different data set)"
-            if not reg
-            else "Table 3 regression: LLEGO <= CART on 3 of 5",
+            paper="regression, d = 3: LLEGO MSE <= CART on 3 of 5 sets (abalone 0.584 vs 0.591)"
+            if reg
+            else "classification, d = 3: breast LLEGO 0.946 vs CART 0.941 (repo artifacts)",
             details={
                 "llego": float(np.mean(q["llego_test"])),
                 "cart": float(np.mean(q["cart_test"])),
