@@ -113,7 +113,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             "offspring, same parent sets, favours guidance",
             _share(guid[0]),
             mg.seed_share,
-            paper="fitness-guided crossover (Sec. 4; no number retrieved)",
+            paper="fitness-guided crossover (method; no number given)",
             details=guid[1],
         ),
         Claim.at_least(
@@ -124,7 +124,7 @@ def _dataset_claims(name: str, q: dict[str, np.ndarray], lm: dict[str, float], c
             "tau rule minus most-likely rule on the same candidates, is > 0",
             _share(div[0]),
             mg.seed_share,
-            paper="diversity-guided mutation (Sec. 4; no number retrieved)",
+            paper="diversity-guided mutation (method; no number given)",
             details=div[1],
         ),
         Claim.at_least(
