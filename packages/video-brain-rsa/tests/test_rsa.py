@@ -71,7 +71,7 @@ def test_noise_ceilings_net2brain_brute_force_and_rsatoolbox():
     lnc, unc = noise_ceiling(brain)
     assert (lnc, unc) == pytest.approx(
         (np.sqrt(np.mean(lo)), np.sqrt(np.mean(hi)))
-    )  # Net2Brain: sqrt(mean r^2)
+    )  # Net2Brain: sqrt(mean rho^2)
     ref = rsatoolbox.inference.boot_noise_ceiling(_rsa_rdms(brain), method="spearman")
     assert noise_ceiling(brain, convention="rsatoolbox") == pytest.approx(ref, abs=1e-10)
     assert lnc <= unc

@@ -48,7 +48,8 @@ ROIS = ("V1", "MT", "action", "object")
 
 @dataclass(frozen=True)
 class Clips:
-    """``video`` ``(n, T, 3, H, W)`` float32 in [0, 1]; ``action``, ``shape`` ``(n,)`` int64; ``speed`` ``(n,)``."""
+    """``video`` ``(n, T, 3, H, W)`` float32 in [0, 1]; ``action``, ``shape`` ``(n,)`` int64; ``speed``
+    ``(n,)``."""
 
     video: np.ndarray
     action: np.ndarray
@@ -135,7 +136,8 @@ def render_clips(n: int, *, seed: int, frames: int = 8, size: int = 16, chunk: i
 
 
 def motion_energy(video: np.ndarray) -> np.ndarray:
-    """``(n, T - 1)`` mean squared frame difference over pixels and channels of ``video`` ``(n, T, C, H, W)``."""
+    """``(n, T - 1)`` mean squared frame difference over pixels and channels of ``video``
+    ``(n, T, C, H, W)``."""
     v = np.asarray(check_array(video, "video", ndim=5), dtype=np.float64)
     return np.mean(np.diff(v, axis=1) ** 2, axis=(2, 3, 4))
 
@@ -158,7 +160,7 @@ def _zscore(f: np.ndarray) -> np.ndarray:
 
 
 def _parts(f: np.ndarray, n_subjects: int, voxels: int, rng: np.random.Generator) -> tuple:
-    """Signal ``z W_s`` and unit noise, each ``(n_subjects, n, voxels)``: the noise sd only scales the latter."""
+    """Signal ``z W_s`` and unit noise, each ``(n_subjects, n, voxels)`` (the noise sd scales the latter)."""
     z = _zscore(f)
     w = rng.standard_normal((n_subjects, z.shape[1], voxels)) / np.sqrt(z.shape[1])
     return z @ w, rng.standard_normal((n_subjects, z.shape[0], voxels))

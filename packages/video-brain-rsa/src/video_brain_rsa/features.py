@@ -3,8 +3,9 @@
 :func:`extract` registers a forward hook on each requested submodule, runs the model without gradients on
 batches of clips, and returns one ``(S, F)`` float32 matrix per layer (flattened outputs). A layer whose
 output is a tuple or list (two-pathway models) is split into ``<layer>_0``, ``<layer>_1``, ... . With
-``mode="frames"`` the model sees frames (``per_frame`` models such as :class:`~video_brain_rsa.models.FrameCNN`
-reshape a clip into ``B T`` images) and each layer's output is averaged over the T frames.
+``mode="frames"`` the model sees frames (``per_frame`` models such as
+:class:`~video_brain_rsa.models.FrameCNN` reshape a clip into ``B T`` images) and each layer's output
+is averaged over the T frames.
 
 :func:`sample_clips` follows mmaction2's test ``SampleFrames``: ``num_clips = ceil(T / (clip_len
 interval))`` clips of ``clip_len`` frames ``interval`` apart, evenly spread, and frames past the end repeat

@@ -44,10 +44,12 @@ class MethodInfo:
 
 def _method(arch: str) -> Callable[..., ModelRun]:
     def call(
-        train_video: np.ndarray, train_labels: np.ndarray, stimuli: np.ndarray, *, steps: int, lr: float = 3e-3,
-        batch_size: int = 32, width: int = 8, seed: int, device: str = "cpu",
+        train_video: np.ndarray, train_labels: np.ndarray, stimuli: np.ndarray, *, steps: int,
+        lr: float = 3e-3, batch_size: int = 32, width: int = 8, seed: int, device: str = "cpu",
     ) -> ModelRun:  # fmt: skip
-        y = np.asarray(check_array(train_labels, "train_labels", ndim=1, kind="iu"))
+        n = check_array(train_video, "train_video", ndim=5).shape[0]
+        check_array(stimuli, "stimuli", ndim=5)
+        y = np.asarray(check_array(train_labels, "train_labels", shape=(n,), kind="iu"))
         if y.size == 0 or y.min() < 0:
             raise ValueError("train_labels must be non-empty class indices 0 .. K-1")
         model = build_model(arch, max(int(y.max()) + 1, 2), seed=check_seed(seed), width=width, device=device)

@@ -39,9 +39,10 @@ def _gates(records: list[dict[str, Any]], config: Config) -> list[Claim]:
                       "max over seeds and ROIs of LNC - UNC", float((lnc - unc).max()), 0.0,
                       paper="ours (property of the ceilings)"),
         Claim.at_least("gate-hand-crafted-peaks", "Gate: each hand-crafted RDM scores best in its own ROI",
-                       "min over seeds and the 4 baselines of R(own ROI) - max R(other ROIs)", float(min(peak)),
-                       0.0, paper="spec quick-mode check (ours as a gate)"),
-        Claim.at_most("gate-hand-crafted-significant", "Gate: each hand-crafted RDM is significant in its ROI",
+                       "min over seeds and the 4 baselines of R(own ROI) - max R(other ROIs)",
+                       float(min(peak)), 0.0, paper="spec quick-mode check (ours as a gate)"),
+        Claim.at_most("gate-hand-crafted-significant",
+                      "Gate: each hand-crafted RDM is significant in its ROI",
                       "max over seeds and baselines of the permutation p in the matching ROI",
                       float(max(r["hand_p"][n] for r in records for n in MATCH)), config.margins.p_best,
                       paper="spec quick-mode check (ours as a gate)"),
@@ -51,9 +52,11 @@ def _gates(records: list[dict[str, Any]], config: Config) -> list[Claim]:
     seen = [r["models"][f"{a}/action"]["dev_accuracy"] for r in records for a in VIDEO]
     seen += [r["models"][f"{a}/object"]["dev_accuracy"] for r in records for a in ARCHS]
     return [*out,
-        Claim.at_least("gate-models-learn", "Gate: every model learns each task it can see before claims are judged",
+        Claim.at_least("gate-models-learn",
+                       "Gate: every model learns each task it can see before claims are judged",
                        "min over seeds of dev accuracy (video models on action, all models on object)",
-                       float(min(seen)), mg.learned, paper="ours (gate); chance 0.2 (action) / 0.25 (object)"),
+                       float(min(seen)), mg.learned,
+                       paper="ours (gate); chance 0.2 (action) / 0.25 (object)"),
     ]  # fmt: skip
 
 
@@ -65,9 +68,10 @@ def claims(records: list[dict[str, Any]], config: Config, seeds: tuple[int, ...]
     unc = {roi: np.array([r["ceilings"][roi][1] for r in records]) for roi in ROIS}
     if not config.models:
         return out, {"unc_mean": {roi: float(v.mean()) for roi, v in unc.items()}}
-    pair = {"rng": rng, "seeds": seeds}
     for a in VIDEO:
-        d = paired_difference(q[f"{a}/action"]["MT"], q[f"{IMAGE}/action"]["MT"], names=(a, IMAGE), **pair)
+        d = paired_difference(
+            q[f"{a}/action"]["MT"], q[f"{IMAGE}/action"]["MT"], names=(a, IMAGE), rng=rng, seeds=seeds
+        )
         out.append(ci_claim(
             f"temporal-{a}-mt", f"Temporal modelling is key for the motion ROI ({a} vs the image model, both "
             "action-trained)", "paired R_LOSO(MT) difference over seeds", d, above=mg.temporal,
@@ -75,7 +79,7 @@ def claims(records: list[dict[str, Any]], config: Config, seeds: tuple[int, ...]
         ))  # fmt: skip
     for a in ARCHS:
         d = paired_difference(q[f"{a}/action"]["action"], q[f"{a}/object"]["action"],
-                              names=("action-trained", "object-trained"), **pair)  # fmt: skip
+                              names=("action-trained", "object-trained"), rng=rng, seeds=seeds)  # fmt: skip
         out.append(ci_claim(
             f"task-{a}-action-roi", f"An action task is key for the high-level action ROI ({a})",
             "paired R_LOSO(action ROI) difference, action- minus object-trained", d, above=mg.task,
@@ -87,12 +91,15 @@ def claims(records: list[dict[str, Any]], config: Config, seeds: tuple[int, ...]
         Claim.at_most("sanity-below-ceiling", "Every model scores at most the upper noise ceiling",
                       "max over seeds, models and ROIs of R_LOSO - UNC", excess, mg.ceiling_slack,
                       paper="spec claim 3: <= UNC + 0.02"),
-        Claim.at_most("sanity-best-significant", "The best model of each ROI is significant (permutation test)",
+        Claim.at_most("sanity-best-significant",
+                      "The best model of each ROI is significant (permutation test)",
                       "max over seeds and ROIs of the best model's p (two-sided, no +1 correction)",
                       float(max(r["best_p"][roi]["p"] for r in records for roi in ROIS)), mg.p_best,
                       paper="spec claim 3: p < 0.01"),
-        Claim.at_least("sanity-trained-beats-untrained", "Trained models beat their untrained copies on the action ROI",
-                       "min over architectures and seeds of R_LOSO(action-trained) - R_LOSO(untrained), action ROI",
+        Claim.at_least("sanity-trained-beats-untrained",
+                       "Trained models beat their untrained copies on the action ROI",
+                       "min over architectures and seeds of R_LOSO(action-trained) - R_LOSO(untrained), "
+                       "action ROI",
                        min(gap), 0.0, paper="spec claim 3: untrained < trained",
                        details=dict(zip(ARCHS, gap, strict=True))),
     ]  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from paperkit import Report
@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["plots"]
+
+
+def _ceilings(ax: Any, x0: float, x1: float, lnc: float, unc: float, *, first: bool) -> None:
+    """Dotted LNC and dashed UNC segments over one ROI's bars (one legend entry)."""
+    ax.hlines(
+        lnc, x0, x1, colors="k", linestyles="dotted", label="LNC (dotted) / UNC (dashed)" if first else "_"
+    )
+    ax.hlines(unc, x0, x1, colors="k", linestyles="dashed", label="_")
 
 
 def _bars(report: Report) -> Figure:
@@ -31,8 +39,7 @@ def _bars(report: Report) -> Figure:
     for i, roi in enumerate(ROIS):
         lnc = np.mean([r["ceilings"][roi][0] for r in recs])
         unc = np.mean([r["ceilings"][roi][1] for r in recs])
-        ax.hlines([lnc, unc], i - 0.05, i + 0.85, colors="k", linestyles=[":", "--"],
-                  label="LNC / UNC" if i == 0 else None)  # fmt: skip
+        _ceilings(ax, i - 0.05, i + 0.85, lnc, unc, first=i == 0)
     ax.set_xticks(np.arange(len(ROIS)) + 0.4, ROIS)
     ax.set_xlabel("synthetic ROI")
     ax.set_ylabel("brain score R (Spearman, LOSO best layer)")
@@ -76,8 +83,7 @@ def _hand(report: Report) -> Figure:
     for i, roi in enumerate(ROIS):
         unc = np.mean([r["ceilings"][roi][1] for r in recs])
         lnc = np.mean([r["ceilings"][roi][0] for r in recs])
-        ax.hlines([lnc, unc], i - 0.1, i + 0.7, colors="k", linestyles=[":", "--"],
-                  label="LNC / UNC" if i == 0 else None)  # fmt: skip
+        _ceilings(ax, i - 0.1, i + 0.7, lnc, unc, first=i == 0)
     ax.set_xticks(np.arange(len(ROIS)) + 0.3, ROIS)
     ax.set_xlabel("synthetic ROI")
     ax.set_ylabel("R (Spearman, subject mean)")

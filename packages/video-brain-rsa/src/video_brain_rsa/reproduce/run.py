@@ -9,6 +9,7 @@ and kept for all seeds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,7 +75,7 @@ def choose_lrs(config: Config, rep: Replication, s: int, device: str) -> tuple[d
     """The learning rate of each ``arch/task`` (dev accuracy, same grid and budget), and the runs made."""
     cache: dict[tuple[str, str, float], ModelRun] = {}
 
-    def evaluate(name: str, setting: dict[str, Any]) -> float:
+    def evaluate(name: str, setting: Mapping[str, Any]) -> float:
         arch, task = name.split("/")
         run = _train(config, rep, arch, task, setting["lr"], s, device)
         cache[(arch, task, setting["lr"])] = run
@@ -146,7 +147,8 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     cl, summary = claims(records, config, seeds)
     what = (
         (
-            f"Models: {', '.join(METHODS)}, each trained on action and on object labels ({config.n_train} clips, "
+            f"Models: {', '.join(METHODS)}, each trained on action and on object labels "
+            f"({config.n_train} clips, "
             f"{config.steps} Adam steps, batch {config.batch_size}, lr from {list(config.lr_grid)} on a "
             f"{config.n_dev}-clip dev split) plus an untrained copy; seeds {list(seeds)}."
         )
