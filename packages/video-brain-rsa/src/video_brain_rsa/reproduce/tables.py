@@ -31,7 +31,7 @@ def tables(records: list[dict[str, Any]], tuning: list[dict[str, Any]]) -> dict[
     ceil = [{"ROI": roi, "LNC": _ms([r["ceilings"][roi][0] for r in records]),
              "UNC": _ms([r["ceilings"][roi][1] for r in records]),
              "noise sd": _ms([r["noise"][roi] for r in records])} for roi in ROIS]  # fmt: skip
-    best = [{"seed": r["seed"], "ROI": roi, **r["best_p"][roi]} for r in records for roi in ROIS]
+    best = [{"seed": r["seed"], "ROI": roi, **r["best_p"][roi]} for r in records for roi in r["best_p"]]
     out: dict[str, list] = (
         {}
         if not models
