@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 import rsatoolbox
-from video_brain_rsa.rdm import rdm, upper
+from video_brain_rsa.dissimilarity import rdm, upper
 from video_brain_rsa.rsa import permutation_test, rsa_score
 
 

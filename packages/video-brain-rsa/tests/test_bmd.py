@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 import pytest
 from video_brain_rsa.bmd import bmd_rdms, load_bmd, read_roi_file
-from video_brain_rsa.rdm import rdm
+from video_brain_rsa.dissimilarity import rdm
 
 
 def _write(root, subject, roi, test, train):

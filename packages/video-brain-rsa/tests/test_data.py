@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from video_brain_rsa.data import ACTIONS, make_subjects, motion_energy, noise_for_ceiling, render_clips
-from video_brain_rsa.rdm import rdm_kernel
+from video_brain_rsa.dissimilarity import rdm_kernel
 from video_brain_rsa.rsa import noise_ceiling
 
 

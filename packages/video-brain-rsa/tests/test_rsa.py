@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-from video_brain_rsa.rdm import rdm, upper
+from video_brain_rsa.dissimilarity import rdm, upper
 from video_brain_rsa.rsa import (
     average_ranks,
     compare_models,
@@ -131,3 +131,12 @@ def test_bad_inputs_name_the_argument():
         rsa_score(m, brain, method="pearson")
     with pytest.raises(TypeError, match="brain_rdms"):
         rsa_score(m, "brains")
+
+
+def test_rank_helpers_refuse_bad_input():
+    with pytest.raises(ValueError, match="y must be an array of shape"):
+        kendall_tau_a(np.arange(4.0), np.arange(3.0))
+    with pytest.raises(ValueError, match="at least 2 entries"):
+        kendall_tau_a(np.ones(1), np.ones(1))
+    with pytest.raises(ValueError, match="v must be finite"):
+        average_ranks(np.array([1.0, np.nan]))

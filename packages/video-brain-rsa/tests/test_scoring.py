@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from video_brain_rsa.data import render_clips
-from video_brain_rsa.rdm import rdm
+from video_brain_rsa.dissimilarity import rdm
 from video_brain_rsa.rsa import rsa_score
 from video_brain_rsa.scoring import LayerScore, best_layer, hand_crafted_rdms, layerwise_scores
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import paperkit
 
 PUBLIC = {
-    "METRICS": "rdm",
-    "rdm": "rdm",
-    "upper": "rdm",
-    "pca_reduce": "rdm",
+    "METRICS": "dissimilarity",
+    "rdm": "dissimilarity",
+    "upper": "dissimilarity",
+    "pca_reduce": "dissimilarity",
     "Score": "rsa",
     "PermutationResult": "rsa",
     "rsa_score": "rsa",
@@ -64,10 +64,10 @@ if TYPE_CHECKING:
         noise_for_ceiling,
         render_clips,
     )
+    from video_brain_rsa.dissimilarity import METRICS, pca_reduce, rdm, upper
     from video_brain_rsa.features import extract, sample_clips
     from video_brain_rsa.methods import METHODS, ModelRun, run_method
     from video_brain_rsa.models import ARCHITECTURES, build_model
-    from video_brain_rsa.rdm import METRICS, pca_reduce, rdm, upper
     from video_brain_rsa.rsa import (
         PermutationResult,
         Score,

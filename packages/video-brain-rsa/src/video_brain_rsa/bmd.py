@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from paperkit import check_choice
 
-from video_brain_rsa.rdm import rdm
+from video_brain_rsa.dissimilarity import rdm
 
 __all__ = ["ROI_GROUPS", "bmd_rdms", "load_bmd", "read_roi_file"]
 
@@ -106,6 +106,8 @@ def bmd_rdms(data: dict[str, dict[int, np.ndarray]]) -> dict[str, np.ndarray]:
     Voxels constant over the videos carry no pattern information and are dropped with a warning; an ROI
     with no usable subject is skipped with a warning.
     """
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise TypeError("data must be {roi: {subject: (videos, V) array}}, as load_bmd returns")
     out = {}
     for roi, subjects in data.items():
         mats = []

@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_int, check_number, check_positive, check_seed
+from paperkit import check_array, check_instance, check_int, check_number, check_positive, check_seed
 
-from video_brain_rsa.rdm import rdm_kernel
+from video_brain_rsa.dissimilarity import rdm_kernel
 from video_brain_rsa.rsa import noise_ceiling
 
 __all__ = [
@@ -144,6 +144,7 @@ def motion_energy(video: np.ndarray) -> np.ndarray:
 
 def ground_truth(clips: Clips) -> dict[str, np.ndarray]:
     """The feature space behind each ROI, ``(n, F)`` float64 (see the module docstring)."""
+    check_instance(clips, "clips", Clips)
     n = len(clips)
     return {
         "V1": clips.video.reshape(n, -1).astype(np.float64),
@@ -178,6 +179,7 @@ def make_subjects(
 
     ROI ``k`` of ``noise`` (in the order given) draws from ``default_rng([seed, k])``.
     """
+    check_instance(clips, "clips", Clips)
     n_subjects = check_int(n_subjects, "n_subjects", low=1)
     voxels = check_int(voxels, "voxels", low=1)
     seed = check_seed(seed)

@@ -30,8 +30,8 @@ AGGREGATIONS = ("mean", "running")
 def sample_clips(video: np.ndarray, clip_len: int, interval: int = 1) -> np.ndarray:
     """``(n, num_clips, clip_len, ...)`` clips of ``video`` ``(n, T, ...)`` (module docstring)."""
     v = np.asarray(check_array(video, "video"))
-    if v.ndim < 2:
-        raise ValueError(f"video must be an array of shape (n, T, ...), got shape {v.shape}")
+    if v.ndim < 2 or v.shape[1] == 0:
+        raise ValueError(f"video must be an array of shape (n, T, ...) with T >= 1, got shape {v.shape}")
     clip_len = check_int(clip_len, "clip_len", low=1)
     interval = check_int(interval, "interval", low=1)
     t = v.shape[1]

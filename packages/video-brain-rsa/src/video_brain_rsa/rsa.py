@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_array, check_choice, check_int, check_seed
 
-from video_brain_rsa.rdm import upper
+from video_brain_rsa.dissimilarity import upper
 
 __all__ = [
     "CONVENTIONS",
@@ -102,7 +102,9 @@ def _stack(brain_rdms: object, s: int | None = None) -> np.ndarray:
 
 def average_ranks(v: np.ndarray) -> np.ndarray:
     """Ranks 1..M along the last axis, ties sharing their mean rank (scipy's ``rankdata``, vectorised)."""
-    v = np.asarray(v, dtype=np.float64)
+    v = np.asarray(check_array(v, "v"), dtype=np.float64)
+    if v.ndim < 1 or v.shape[-1] == 0:
+        raise ValueError(f"v must have a non-empty last axis, got shape {v.shape}")
     flat = v.reshape(-1, v.shape[-1])
     rows, m = flat.shape
     order = np.argsort(flat, axis=1, kind="stable")
@@ -135,8 +137,11 @@ def kendall_tau_a(x: np.ndarray, y: np.ndarray, *, chunk: int = 512) -> float:
 
     Exact, O(M^2) memory-light (rows in chunks); for RDM triangles of up to a few thousand stimuli pairs.
     """
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x = np.asarray(check_array(x, "x", ndim=1), dtype=np.float64)
+    y = np.asarray(check_array(y, "y", shape=x.shape), dtype=np.float64)
     m = x.size
+    if m < 2:
+        raise ValueError(f"x and y must hold at least 2 entries, got {m}")
     total = 0.0
     for a in range(0, m, chunk):
         sx = np.sign(x[a : a + chunk, None] - x[None, :])

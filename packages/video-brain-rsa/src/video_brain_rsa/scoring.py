@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_array, check_choice
 
-from video_brain_rsa.rdm import rdm
+from video_brain_rsa.dissimilarity import rdm
 from video_brain_rsa.rsa import rsa_score, stack_checked
 
 __all__ = ["SELECTIONS", "BestLayer", "LayerScore", "best_layer", "hand_crafted_rdms", "layerwise_scores"]

@@ -17,8 +17,8 @@ import numpy as np
 from paperkit import Report, check_seed, track, tune
 
 from video_brain_rsa.data import ROIS, Clips, make_subjects, noise_for_ceiling, render_clips
+from video_brain_rsa.dissimilarity import rdm, rdm_kernel
 from video_brain_rsa.methods import METHODS, ModelRun, run_method
-from video_brain_rsa.rdm import rdm, rdm_kernel
 from video_brain_rsa.reproduce.claims import claims
 from video_brain_rsa.reproduce.config import Config
 from video_brain_rsa.reproduce.tables import tables

@@ -36,6 +36,8 @@ def pca_reduce(x: np.ndarray, n_components: int) -> np.ndarray:
     x = np.asarray(check_array(x, "features", ndim=2), dtype=np.float64)
     n_components = check_int(n_components, "pca", low=1)
     s, f = x.shape
+    if s < 2 or f < 1:
+        raise ValueError(f"features must hold at least 2 stimuli and 1 feature, got shape {x.shape}")
     k = min(n_components, s - 1, f)
     if n_components > s - 1:
         warnings.warn(
@@ -115,7 +117,7 @@ def rdm(
 def upper(d: np.ndarray) -> np.ndarray:
     """``(S (S - 1) / 2,)`` strict upper triangle (k = 1) of a square ``d`` ``(..., S, S)``, row-major."""
     d = np.asarray(check_array(d, "rdm"))
-    if d.ndim < 2 or d.shape[-1] != d.shape[-2]:
-        raise ValueError(f"rdm must be a square matrix (..., S, S), got shape {d.shape}")
+    if d.ndim < 2 or d.shape[-1] != d.shape[-2] or d.shape[-1] < 2:
+        raise ValueError(f"rdm must be a square matrix (..., S, S) with S >= 2, got shape {d.shape}")
     i, j = np.triu_indices(d.shape[-1], k=1)
     return d[..., i, j]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.spatial.distance import pdist, squareform
-from video_brain_rsa.rdm import pca_reduce, rdm, upper
+from video_brain_rsa.dissimilarity import pca_reduce, rdm, upper
 
 rsatoolbox = pytest.importorskip("rsatoolbox")
 
