@@ -1,0 +1,84 @@
+"""video_brain_rsa: representational similarity analysis of video models against brain responses.
+
+Reproduces the analysis pipeline of "One Hundred Neural Networks and Brains Watching Videos: Lessons from
+Alignment" (Sartzetaki, Roig, Snoek, Groen; ICLR 2025, OpenReview LM4PYXBId5) on a synthetic benchmark.
+"""
+
+from typing import TYPE_CHECKING
+
+import paperkit
+
+PUBLIC = {
+    "METRICS": "dissimilarity",
+    "rdm": "dissimilarity",
+    "upper": "dissimilarity",
+    "pca_reduce": "dissimilarity",
+    "Score": "rsa",
+    "PermutationResult": "rsa",
+    "rsa_score": "rsa",
+    "noise_ceiling": "rsa",
+    "permutation_test": "rsa",
+    "compare_models": "rsa",
+    "kendall_tau_a": "rsa",
+    "average_ranks": "rsa",
+    "LayerScore": "scoring",
+    "BestLayer": "scoring",
+    "layerwise_scores": "scoring",
+    "best_layer": "scoring",
+    "hand_crafted_rdms": "scoring",
+    "extract": "features",
+    "sample_clips": "features",
+    "ROI_GROUPS": "bmd",
+    "load_bmd": "bmd",
+    "bmd_rdms": "bmd",
+    "read_roi_file": "bmd",
+    "ACTIONS": "data",
+    "SHAPES": "data",
+    "ROIS": "data",
+    "Clips": "data",
+    "render_clips": "data",
+    "make_subjects": "data",
+    "ground_truth": "data",
+    "motion_energy": "data",
+    "noise_for_ceiling": "data",
+    "ARCHITECTURES": "models",
+    "build_model": "models",
+    "train": "training",
+    "accuracy": "training",
+    "METHODS": "methods",
+    "ModelRun": "methods",
+    "run_method": "methods",
+}
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
+
+if TYPE_CHECKING:
+    from video_brain_rsa.bmd import ROI_GROUPS, bmd_rdms, load_bmd, read_roi_file
+    from video_brain_rsa.data import (
+        ACTIONS,
+        ROIS,
+        SHAPES,
+        Clips,
+        ground_truth,
+        make_subjects,
+        motion_energy,
+        noise_for_ceiling,
+        render_clips,
+    )
+    from video_brain_rsa.dissimilarity import METRICS, pca_reduce, rdm, upper
+    from video_brain_rsa.features import extract, sample_clips
+    from video_brain_rsa.methods import METHODS, ModelRun, run_method
+    from video_brain_rsa.models import ARCHITECTURES, build_model
+    from video_brain_rsa.rsa import (
+        PermutationResult,
+        Score,
+        average_ranks,
+        compare_models,
+        kendall_tau_a,
+        noise_ceiling,
+        permutation_test,
+        rsa_score,
+    )
+    from video_brain_rsa.scoring import BestLayer, LayerScore, best_layer, hand_crafted_rdms, layerwise_scores
+    from video_brain_rsa.training import accuracy, train
+
+__version__ = paperkit.package_version("iclr25-video-brain-rsa")

@@ -1,0 +1,130 @@
+"""A loader for the BOLD Moments Dataset (BMD) ROI files, in the layout the official code reads.
+
+Layout (official ``BMDReader``; derivatives version B after the repository's two merge scripts)::
+
+    <root>/sub-01/sub-01_roi-<ROI>_betas_normalized.pkl     ... sub-10
+
+Each pickle holds a dict with ``"train_data_allvoxel"`` ``(1000, 3, V)`` and ``"test_data_allvoxel"``
+``(102, 10, V)`` (videos, repetitions, voxels). RSA uses the test split, averaged over repetitions (axis 1),
+then ``1 - corrcoef`` over voxels (official ``raw2rdm``). The ROI name is the text between ``roi-`` and the
+next ``_`` of the file name, as the official reader parses it.
+
+Pickles can run code when loaded: these are read with an unpickler that admits only numpy arrays and
+plain containers, so a file that is not a plain array dict is refused instead of executed. Files are
+local; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from paperkit import check_choice
+
+from video_brain_rsa.dissimilarity import rdm
+
+__all__ = ["ROI_GROUPS", "bmd_rdms", "load_bmd", "read_roi_file"]
+
+# repralign/datasets/constants/bmd.py
+ROI_GROUPS = {
+    "early": ("V1", "V2", "V3v", "V3d"),
+    "ventral-occipital": ("hV4", "OFA", "LOC", "FFA", "PPA"),
+    "dorsal": ("V3ab", "IPS0", "IPS1", "RSC"),
+    "lateral": ("EBA", "TOS", "MT", "STS"),
+}
+_ALLOWED = {
+    ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "scalar"), ("builtins", "dict"), ("builtins", "list"), ("builtins", "tuple"),
+    ("collections", "OrderedDict"),
+}  # fmt: skip
+_FILE = re.compile(r"^sub-(\d+)_roi-([^_]+)_.*\.pkl$")
+
+
+class _ArrayUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED:
+            raise pickle.UnpicklingError(
+                f"refusing to load {module}.{name}: BMD files hold numpy arrays only"
+            )
+        return super().find_class(module, name)
+
+
+def read_roi_file(path: str | Path, split: str = "test") -> np.ndarray:
+    """``(videos, V)`` float64 responses of one subject's ROI file, averaged over repetitions."""
+    split = check_choice(split, "split", ("train", "test", "all"))
+    with open(path, "rb") as f:
+        data = _ArrayUnpickler(f).load()
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a dict of arrays, got {type(data).__name__}")
+    keys = ("train", "test") if split == "all" else (split,)
+    parts = []
+    for k in keys:
+        key = f"{k}_data_allvoxel"
+        if key not in data:
+            raise ValueError(f"{path}: missing {key!r}; has {sorted(data)}")
+        a = np.asarray(data[key], dtype=np.float64)
+        if a.ndim != 3:
+            raise ValueError(f"{path}: {key} must be (videos, repetitions, voxels), got shape {a.shape}")
+        parts.append(a.mean(axis=1))
+    return np.concatenate(parts, axis=0)
+
+
+def load_bmd(
+    root: str | Path, *, split: str = "test", rois: tuple[str, ...] | None = None
+) -> dict[str, dict[int, np.ndarray]]:
+    """``{roi: {subject: (videos, V)}}`` from ``root`` (module docstring); subjects may differ in V.
+
+    ``rois``: keep only these (a requested ROI found for no subject is an error). A subject missing an
+    ROI is left out of that ROI (score over the subjects present).
+    """
+    base = Path(root)
+    if not base.is_dir():
+        raise FileNotFoundError(f"root {str(base)!r} is not a directory")
+    out: dict[str, dict[int, np.ndarray]] = {}
+    for sub in sorted(base.glob("sub-*")):
+        for file in sorted(sub.glob("*.pkl")):
+            m = _FILE.match(file.name)
+            if m is None or (rois is not None and m.group(2) not in rois):
+                continue
+            out.setdefault(m.group(2), {})[int(m.group(1))] = read_roi_file(file, split)
+    if not out:
+        raise FileNotFoundError(f"no sub-XX/sub-XX_roi-<ROI>_*.pkl files under {str(base)!r}")
+    missing = sorted(set(rois or ()) - set(out))
+    if missing:
+        raise ValueError(f"rois {missing} were not found under {str(base)!r}; found {sorted(out)}")
+    return out
+
+
+def bmd_rdms(data: dict[str, dict[int, np.ndarray]]) -> dict[str, np.ndarray]:
+    """``{roi: (N, S, S)}`` correlation-distance RDMs per subject (no PCA, as the official brain RDMs).
+
+    Voxels constant over the videos carry no pattern information and are dropped with a warning; an ROI
+    with no usable subject is skipped with a warning.
+    """
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise TypeError("data must be {roi: {subject: (videos, V) array}}, as load_bmd returns")
+    out = {}
+    for roi, subjects in data.items():
+        mats = []
+        for s, x in sorted(subjects.items()):
+            keep = np.nanstd(x, axis=0) > 0
+            keep &= ~np.isnan(x).any(axis=0)
+            if not keep.all():
+                warnings.warn(f"ROI {roi}, subject {s}: dropping {int((~keep).sum())} constant or NaN voxels",
+                              stacklevel=2)  # fmt: skip
+            if keep.sum() < 2:
+                continue
+            mats.append(rdm(x[:, keep], pca=None))
+        if not mats:
+            warnings.warn(f"ROI {roi}: no subject with usable voxels; skipped", stacklevel=2)
+            continue
+        sizes = {m.shape[0] for m in mats}
+        if len(sizes) != 1:
+            raise ValueError(f"ROI {roi}: subjects have different numbers of videos {sorted(sizes)}")
+        out[roi] = np.stack(mats)
+    return out
