@@ -93,7 +93,7 @@ class Config(Scales):
     # (sweeps/logic.yaml: 16-96; logic_ablation.yaml: 32): per CPU-second softmax learns ~2x faster than
     # at the config's 16 (session-3 pilots, RESULTS.md); 64 is slower per CPU-second.
     logic: FuzzyLogic = field(default_factory=lambda: FuzzyLogic(seq_len=32))
-    # 800 steps (15 models at ~35 ms per model-step, stacked: ~8 CPU-minutes in all). The gate needs far
+    # 800 steps (15 models at ~40 ms per model-step, stacked: 10.7 CPU-minutes in all). The gate needs far
     # more: softmax test R^2 0.56 after 1,500 steps at seq_len 32, 0.49 after 6,000 at 16 (RESULTS.md)
     logic_train: TrainConfig = field(default_factory=lambda: _logic_train(800))
     logic_mixers: tuple[str, ...] = ("softmax", "linear", "hyla", "linear_rms_head", "hyla_no_rms_head")
