@@ -94,9 +94,10 @@ def build_model(
     _check_task_config(task, config)
     check_device(device)
     if isinstance(task, FuzzyLogic):
-        in_dim, out_dim, rel = task.num_vars + 1, 1, max(128, task.seq_len)  # configs/logic.py: 128
+        # run.py's setup() overrides configs/logic.py's 128 with the sequence length, for both tasks
+        in_dim, out_dim, rel = task.num_vars + 1, 1, task.seq_len
     else:
-        in_dim, out_dim, rel = task.num_values, task.num_values, task.seq_len  # configs/raven.py: seq_len
+        in_dim, out_dim, rel = task.num_values, task.num_values, task.seq_len
     return Transformer(
         in_dim,
         out_dim,

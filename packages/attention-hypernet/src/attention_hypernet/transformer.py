@@ -4,7 +4,8 @@ Dense input embedding (no absolute positions) -> ``n_layers`` pre-LN blocks
 ``[x + mixer(LN(x)); x + MLP(LN(x))]`` with a GELU (tanh approximation, Flax's default) MLP -> final
 LayerNorm -> linear read-out. Each block has its own T5 relative-position bias per head, built with
 ``bidirectional=False`` as in the official code (all future offsets share bucket 0) and
-``num_buckets = max_distance = rel_pos_max_dist``. No dropout (the official configs set it to 0).
+``num_buckets = max_distance = rel_pos_max_dist``. No dropout: the official configs set ``dropout_rate``
+to 0 but leave ``attention_dropout_rate`` at its default 0.1 (not implemented here; README, Deviations).
 LayerNorm eps is 1e-6 (Flax). Mixers differ only in the attention's normalisation and value network.
 """
 

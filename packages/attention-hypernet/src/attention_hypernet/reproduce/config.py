@@ -63,7 +63,7 @@ def _sraven_train(steps: int) -> TrainConfig:
     )
 
 
-_QUICK_LOGIC = _logic_train(150)
+_QUICK_LOGIC = _logic_train(100)
 _SMOKE_LOGIC = replace(_logic_train(6), d_model=16, d_mlp=16, batch_size=8)
 
 
@@ -89,10 +89,13 @@ class Config(Scales):
         },
     }
 
-    logic: FuzzyLogic = field(default_factory=FuzzyLogic)  # official main task logic_4var_2term
-    # 1,000 steps (15 models at ~18 ms per model-step, stacked: ~6 CPU-minutes in all; ~2,000 would fill
-    # 10 minutes of one idle core). The gate needs far more: softmax test R^2 0.49 after 6,000 (RESULTS.md)
-    logic_train: TrainConfig = field(default_factory=lambda: _logic_train(1000))
+    # Official main task logic_4var_2term with seq_len 32, a value of both official sweeps
+    # (sweeps/logic.yaml: 16-96; logic_ablation.yaml: 32): per CPU-second softmax learns ~2x faster than
+    # at the config's 16 (session-3 pilots, RESULTS.md); 64 is slower per CPU-second.
+    logic: FuzzyLogic = field(default_factory=lambda: FuzzyLogic(seq_len=32))
+    # 800 steps (15 models at ~40 ms per model-step, stacked: 10.7 CPU-minutes in all). The gate needs far
+    # more: softmax test R^2 0.56 after 1,500 steps at seq_len 32, 0.49 after 6,000 at 16 (RESULTS.md)
+    logic_train: TrainConfig = field(default_factory=lambda: _logic_train(800))
     logic_mixers: tuple[str, ...] = ("softmax", "linear", "hyla", "linear_rms_head", "hyla_no_rms_head")
     sraven: SRaven | None = field(default_factory=lambda: SRaven(num_features=2, seed=2024))
     sraven_train: TrainConfig = field(default_factory=lambda: _sraven_train(300))
