@@ -29,9 +29,7 @@ def _bandit(kl_coef: float, steps: int, seed: int = 0, lr: float = 3e-3, device:
     target = tok.convert_tokens_to_ids("action1")
     kls = []
     for step in range(steps):
-        # rounds sampled one at a time and joined, as train_ppo does
-        parts = [_sample(agent, tok, 16 * step + i) for i in range(16)]
-        ro = concat_rollouts(parts, pad_id=tok.pad_token_id)
+        ro = sample_k(agent.lm, tok, [PROMPT], 16, max_new_tokens=1, seed=step)  # 16 answers, one batch
         scores = np.array([1.0 if t == "action1" else 0.0 for t in ro.texts])
         kls.append(ppo_step(agent, ref, ro, scores, cfg, state)["kl"])
     ids = torch.tensor([[tok.bos_token_id, *tok(PROMPT)["input_ids"]]], device=device)
