@@ -248,7 +248,7 @@ def train_ppo(
         raise TypeError(f"agent must be a paperkit.lm.ValueHeadLM, got {type(agent).__name__}")
     rng = np.random.default_rng(check_seed(seed))
     table = payoff_table(game)
-    setting = {
+    setting: dict[str, Any] = {
         "table": table,
         "opponent": Opponent(opponent),
         "tokens": check_tokens(tokens, "tokens"),

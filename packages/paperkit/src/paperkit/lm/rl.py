@@ -364,7 +364,7 @@ def ppo_value_loss(values: Tensor, old_values: Tensor, returns: Tensor, mask: Te
     return 0.5 * (worst * mask).sum() / mask.sum().clamp(min=1)
 
 
-def adaptive_kl_coef(coef: float, kl: float, *, target: float, horizon: int, n_steps: int) -> float:
+def adaptive_kl_coef(coef: float, kl: float, *, target: float, horizon: float, n_steps: int) -> float:
     """Ziegler et al.'s adaptive KL controller (TRL's AdaptiveKLController): the next coefficient.
 
     coef · (1 + clip(kl / target − 1, −0.2, 0.2) · n_steps / horizon)."""
