@@ -95,6 +95,8 @@ def test_country_vectors_match_a_hand_count(tmp_path):
     assert not got.records.favoured_left[i] and got.records.p_left[i] == 0.0
     with pytest.raises(ValueError, match="country 'FRA' has no valid dilemma"):
         got.vector("FRA")
+    with pytest.raises(TypeError, match="country must be a str"):
+        got.vector(1)  # type: ignore[arg-type]
 
 
 def test_bad_rows_are_reported_with_line_and_reason_never_dropped_silently(tmp_path):
@@ -133,3 +135,5 @@ def test_bad_files_raise_clear_errors(tmp_path):
         load_moral_machine_responses(only_bad)
     with pytest.raises(FileNotFoundError):
         load_moral_machine_responses(tmp_path / "absent.csv")
+    with pytest.raises(TypeError, match=r"path must be a str or os\.PathLike"):
+        load_moral_machine_responses(3)  # type: ignore[arg-type]  # would open file descriptor 3

@@ -142,6 +142,8 @@ class MMResponses:
         country has no dilemma of a dimension), over one ``country`` or, with None, all respondents."""
         if country is None:
             return preference_vector(self.records)
+        if not isinstance(country, str):
+            raise TypeError(f"country must be a str (UserCountry3) or None, got {type(country).__name__}")
         if country not in set(self.country.tolist()):
             raise ValueError(f"country {country!r} has no valid dilemma; countries: {list(self.countries())}")
         keep = self.country == country
@@ -206,6 +208,8 @@ def load_moral_machine_responses(path: str | os.PathLike[str]) -> MMResponses:
     Raises FileNotFoundError for a missing file, ValueError for missing columns or when no dilemma is
     valid (with the first reasons). Bad rows and dilemmas are returned in ``bad``, never dropped silently.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike (a CSV file), got {type(path).__name__}")
     groups: dict[str, list[tuple[int, dict[str, str]]]] = {}
     bad: list[BadRow] = []
     for line, row in _rows(path):
