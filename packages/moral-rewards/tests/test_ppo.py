@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from moral_rewards.ppo import PPOConfig, PPOState, ppo_step, train_ppo
+from moral_rewards.ppo import PPOConfig, PPOState, play, ppo_step, train_ppo
 from moral_rewards.tiny import build_tiny_lm, build_tokenizer
 from paperkit.lm import ValueHeadLM, concat_rollouts, sample_k
 from paperkit.optim import Adam
@@ -74,3 +74,9 @@ def test_train_ppo_refuses_bad_input():
         train_ppo(ValueHeadLM(model), tok, (("game", 1),), opponent="GrimTrigger")
     with pytest.raises(ValueError, match="reward"):
         train_ppo(ValueHeadLM(model), tok, (("game", 1), ("selfless", 1)))
+    with pytest.raises(TypeError, match=r"agent must be a paperkit\.lm\.ValueHeadLM"):
+        play(model, tok)
+    with pytest.raises(ValueError, match="opponent"):
+        play(ValueHeadLM(model), tok, opponent="GrimTrigger")
+    with pytest.raises(ValueError, match="n_games"):
+        play(ValueHeadLM(model), tok, n_games=0)

@@ -154,6 +154,8 @@ def play(
 
     Returns a ``GameLog`` of shape (n_games, 1, steps) (each game one "episode").
     """
+    if not isinstance(agent, ValueHeadLM):
+        raise TypeError(f"agent must be a paperkit.lm.ValueHeadLM, got {type(agent).__name__}")
     rng = np.random.default_rng(check_seed(seed))
     tokens, table, opp = check_tokens(tokens, "tokens"), payoff_table(game), Opponent(opponent)
     check_int(n_games, "n_games", low=1)
