@@ -13,9 +13,10 @@ import time
 import numpy as np
 import torch
 from moral_rewards import ppo
-from moral_rewards.ppo import LMAgent, train_ppo
+from moral_rewards.ppo import train_ppo
 from moral_rewards.tabular import train_tabular
 from moral_rewards.tiny import PretrainConfig, build_tiny_lm, build_tokenizer, pretrain
+from paperkit.lm import ValueHeadLM
 
 
 def _timed(fn, *args, **kw):
@@ -35,26 +36,26 @@ def main() -> None:
     pretrain(model, tok, PretrainConfig(n_prompts=256, steps=5, warmup_steps=0), seed=0)
     base = {k: v.clone() for k, v in model.state_dict().items()}
     sample_time = [0.0]
-    original = ppo.sample_responses
+    original = ppo.sample_k
 
     def counted(*a, **kw):
         out, dt = _timed(original, *a, **kw)
         sample_time[0] += dt
         return out
 
-    ppo.sample_responses = counted  # measure the sampling share of the loop
-    train_ppo(LMAgent(model), tok, (("game", 3),), seed=0)  # warm-up
+    ppo.sample_k = counted  # measure the sampling share of the loop
+    train_ppo(ValueHeadLM(model), tok, (("game", 3),), seed=0)  # warm-up
     train_tabular((("game", 30),), seed=0)
     lm, tab, share = [], [], []
     for r in range(args.repeats):
         model.load_state_dict(base)
         sample_time[0] = 0.0
-        _, dt = _timed(train_ppo, LMAgent(model), tok, (("game", args.episodes),), seed=r)
+        _, dt = _timed(train_ppo, ValueHeadLM(model), tok, (("game", args.episodes),), seed=r)
         lm.append(args.episodes / dt)
         share.append(sample_time[0] / dt)
         _, dt = _timed(train_tabular, (("game", 10 * args.episodes),), seed=r)
         tab.append(10 * args.episodes / dt)
-    ppo.sample_responses = original
+    ppo.sample_k = original
     mb = sum(p.numel() * p.element_size() for p in model.parameters()) / 2**20
     print(f"tiny-LM PPO: {np.median(lm):.2f} episodes/CPU-s (5 rounds each); sampling {np.median(share):.0%}")
     print(f"tabular REINFORCE: {np.median(tab):.0f} episodes/CPU-s")

@@ -1,4 +1,5 @@
-"""Respondents, synthetic languages, the compact tokenizer and the logit chooser."""
+"""Respondents, synthetic languages, their word tokenizer (paperkit.lm, whitespace dropped) and the logit
+chooser."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ from multitp.preferences import estimate, preference_vector, records
 from multitp.render import make_languages
 from multitp.toy import (
     SyntheticRespondent,
-    compact_word_tokenizer,
     expected_amce,
     make_respondents,
     population_amce,
     train_texts,
 )
 from multitp.vignettes import generate_all
+from paperkit.lm import word_tokenizer
+
+
+def _tokenizer(langs):
+    return word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}), whitespace_tokens=False)
 
 
 def test_closed_form_amce_matches_monte_carlo_within_three_se():
@@ -45,7 +50,7 @@ def test_respondent_without_preferences_gives_zero_and_refuses_bad_beta():
 def test_languages_render_distinctly_and_their_words_are_single_tokens():
     langs = make_languages(6, seed=0)
     vig = generate_all(3, seed=0)
-    tok = compact_word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}))
+    tok = _tokenizer(langs)
     texts = {lang.render(vig[0], 0) for lang in langs}
     assert len(texts) == 6
     for lang in langs:
@@ -74,7 +79,7 @@ def test_logit_chooser_renormalises_and_batches_identically():
     from paperkit.lm import tiny_causal_lm
 
     langs = make_languages(2, seed=0)
-    tok = compact_word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}))
+    tok = _tokenizer(langs)
     model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=64, seed=0)
     vig = generate_all(2, seed=0)
     prompts = [langs[1].render(v, 0) for v in vig]

@@ -21,16 +21,6 @@ from shared_testing import run_cli
 HAS_LM = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "openai"))
 
 
-def test_core_and_cli_import_without_torch() -> None:
-    code = (
-        "import sys, paperkit, paperkit.lm, paperkit.lm.cli\n"
-        "heavy = sorted(m for m in ('torch', 'transformers', 'tokenizers', 'openai') if m in sys.modules)\n"
-        "print(heavy)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert out.stdout.strip() == "[]"
-
-
 def test_lm_names_resolve_or_say_what_to_install() -> None:
     import paperkit.lm
 
@@ -42,18 +32,6 @@ def test_lm_names_resolve_or_say_what_to_install() -> None:
             paperkit.lm.tiny_causal_lm  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         paperkit.lm.nope  # type: ignore[attr-defined]  # noqa: B018
-
-
-def test_version_and_help() -> None:
-    from importlib import metadata
-
-    proc = run_cli("paperkit-lm", "--version")
-    assert proc.returncode == 0
-    assert proc.stdout.strip() == f"paperkit-lm {metadata.version('iclr25-paperkit')}"
-    proc = run_cli("paperkit-lm", "serve", "--help")
-    assert proc.returncode == 0
-    for flag in ("--model", "--host", "--port", "--api-key", "--allow-remote"):
-        assert flag in proc.stdout
 
 
 @pytest.fixture
@@ -77,34 +55,61 @@ BAD_COMMAND_LINES = [
     (["fly"], "invalid choice"),
 ]
 
-# One fresh interpreter answers every bad command line through the console script's own ``main`` (an
-# interpreter start-up each would cost ~8 CPU-s in all), then reports whether anything imported torch.
+# One fresh interpreter (an interpreter start-up each would cost ~8 CPU-s in all) first reports which heavy
+# modules ``import paperkit, paperkit.lm, paperkit.lm.cli`` loaded, then answers ``--version``, ``serve
+# --help`` and every bad command line through the console script's own ``main``, then reports again.
 _REFUSE_ALL = """
 import contextlib, io, json, sys
-import paperkit.lm.cli as cli
+import paperkit, paperkit.lm, paperkit.lm.cli as cli
+HEAVY = ("torch", "transformers", "tokenizers", "openai")
+at_import = sorted(m for m in HEAVY if m in sys.modules)
 results = []
 for argv in json.loads(sys.argv[1]):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as exit_:
             code = exit_.code
-    results.append([code, err.getvalue()])
-heavy = sorted(m for m in ("torch", "transformers") if m in sys.modules)
-print(json.dumps({"results": results, "heavy": heavy}))
+    results.append([code, out.getvalue(), err.getvalue()])
+heavy = sorted(m for m in HEAVY if m in sys.modules)
+print(json.dumps({"at_import": at_import, "results": results, "heavy": heavy}))
 """
+GOOD_COMMAND_LINES = [["--version"], ["serve", "--help"]]
 
 
-def test_bad_command_lines_exit_2_with_one_line_before_torch(model_dir: Path) -> None:
-    argvs = [[a.replace("{dir}", str(model_dir)) for a in args] for args, _ in BAD_COMMAND_LINES]
+@pytest.fixture(scope="module")
+def cli_report(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    folder = tmp_path_factory.mktemp("model")
+    (folder / "config.json").write_text("{}")  # enough to pass the argument checks, never loaded
+    argvs = GOOD_COMMAND_LINES + [
+        [a.replace("{dir}", str(folder)) for a in args] for args, _ in BAD_COMMAND_LINES
+    ]
     proc = subprocess.run(
         [sys.executable, "-c", _REFUSE_ALL, json.dumps(argvs)], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
-    assert report["heavy"] == []  # every refusal came before torch or transformers was imported
-    for (args, fragment), (code, err) in zip(BAD_COMMAND_LINES, report["results"], strict=True):
+    return json.loads(proc.stdout)
+
+
+def test_core_and_cli_import_without_torch(cli_report: dict) -> None:
+    assert cli_report["at_import"] == []
+
+
+def test_version_and_help(cli_report: dict) -> None:
+    from importlib import metadata
+
+    (code, out, _), (help_code, help_out, _) = cli_report["results"][: len(GOOD_COMMAND_LINES)]
+    assert code == 0 and out.strip() == f"paperkit-lm {metadata.version('iclr25-paperkit')}"
+    assert help_code == 0
+    for flag in ("--model", "--host", "--port", "--api-key", "--allow-remote"):
+        assert flag in help_out
+
+
+def test_bad_command_lines_exit_2_with_one_line_before_torch(cli_report: dict) -> None:
+    assert cli_report["heavy"] == []  # every refusal came before torch or transformers was imported
+    bad = cli_report["results"][len(GOOD_COMMAND_LINES) :]
+    for (args, fragment), (code, _, err) in zip(BAD_COMMAND_LINES, bad, strict=True):
         lines = err.strip().splitlines()
         assert code == 2, (args, err)
         assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in err, (args, err)

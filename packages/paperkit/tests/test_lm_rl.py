@@ -15,6 +15,7 @@ from paperkit.lm.rl import (  # noqa: E402
     PPOConfig,
     ValueHeadLM,
     adaptive_kl_coef,
+    concat_rollouts,
     episode_returns,
     gae,
     ppo_policy_loss,
@@ -205,6 +206,30 @@ def test_sample_k_rows_hold_the_sampled_tokens_and_their_log_probs(tok):
         sample_k(model, tok, ["a"], 0, max_new_tokens=1, seed=0)
     with pytest.raises(ValueError, match="temperature must be a number > 0"):
         sample_k(model, tok, ["a"], 2, max_new_tokens=1, seed=0, temperature=0.0)
+
+
+def test_concat_rollouts_equals_one_sample_of_all_rows(tok):
+    model = _tiny(tok)
+    parts = [sample_k(model, tok, [p], 2, max_new_tokens=3, seed=i) for i, p in enumerate(["a", "bab", "b"])]
+    joined = concat_rollouts(parts, pad_id=tok.pad_token_id)
+    assert joined.k == 2 and joined.prompt_index.tolist() == [0, 0, 1, 1, 2, 2]
+    assert joined.texts == tuple(t for r in parts for t in r.texts)
+    for j, r in enumerate(parts):  # every row is the part's row, right-padded with pad
+        for i in range(2):
+            row, width = joined.input_ids[2 * j + i], r.input_ids.shape[1]
+            assert torch.equal(row[:width], r.input_ids[i]) and (row[width:] == tok.pad_token_id).all()
+            assert not joined.response_mask[2 * j + i, width:].any()
+    total, per_token = sequence_logprobs(model, joined.batch())  # the padded batch scores the same
+    torch.testing.assert_close(total.detach(), joined.logprobs)
+    torch.testing.assert_close(per_token.detach(), joined.token_logprobs)
+    with pytest.raises(ValueError, match="share k"):
+        concat_rollouts([parts[0], sample_k(model, tok, ["a"], 3, max_new_tokens=1, seed=0)], pad_id=0)
+    with pytest.raises(ValueError, match="non-empty sequence"):
+        concat_rollouts([], pad_id=0)
+    with pytest.raises(TypeError, match=r"rollouts\[1\] must be a Rollout"):
+        concat_rollouts([parts[0], "x"], pad_id=0)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="pad_id must be an int >= 0"):
+        concat_rollouts(parts, pad_id=-1)
 
 
 def test_value_head_starts_at_zero_and_keeps_the_lm_log_probs(tok):

@@ -174,6 +174,35 @@ def test_word_tokenizer_rejects_bad_vocabularies() -> None:
         word_tokenizer(["a"], whitespace="x")
 
 
+def test_word_tokenizer_without_whitespace_tokens_splits_on_whitespace_and_drops_it() -> None:
+    words = ["payoff:", "you", "play", "action1", "action2", "42", "(3,", "0)", "you"]
+    tok = word_tokenizer(words, whitespace_tokens=False)
+    tokens = tok.convert_ids_to_tokens(list(range(len(tok))))
+    assert tokens == [*SPECIAL_TOKENS, *sorted(set(words))]  # no space or new-line tokens
+    assert (tok.pad_token_id, tok.bos_token_id, tok.eos_token_id, tok.unk_token_id) == (0, 1, 2, 3)
+    vocab = {t: i for i, t in enumerate(tokens)}
+    for text in ["you play action1", "payoff: (3, 0)\n you  play\t42 ", " action2"]:
+        ids = tok(text)["input_ids"]
+        assert ids == [vocab.get(w, 3) for w in text.split()]  # a hand cut: str.split, unknown -> <unk>
+        assert tok.decode(ids) == " ".join(text.split())  # joined by single spaces
+    assert tok("you dance")["input_ids"] == [vocab["you"], 3]
+    assert tok("payoff")["input_ids"] == [3]  # "payoff:" is one word; "payoff" without ":" is not in it
+    assert tok.decode(tok("you play action1")["input_ids"]) == "you play action1"  # round trip
+
+
+def test_word_tokenizer_without_whitespace_tokens_rejects_bad_vocabularies() -> None:
+    with pytest.raises(ValueError, match=r"item 1 \('two words'\) is empty or holds whitespace"):
+        word_tokenizer(["a", "two words"], whitespace_tokens=False)
+    with pytest.raises(ValueError, match="is empty or holds whitespace"):
+        word_tokenizer([""], whitespace_tokens=False)
+    with pytest.raises(ValueError, match="vocabulary is empty"):
+        word_tokenizer(["<pad>"], whitespace_tokens=False)
+    with pytest.raises(ValueError, match="only used with whitespace_tokens=True"):
+        word_tokenizer(["a"], whitespace=" ", whitespace_tokens=False)
+    with pytest.raises(TypeError, match="whitespace_tokens must be a bool"):
+        word_tokenizer(["a"], whitespace_tokens=0)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- full-byte BPE
 
 

@@ -51,7 +51,6 @@ PUBLIC = {
     "build_tiny_lm": "tiny",
     "pretraining_corpus": "tiny",
     "pretrain": "tiny",
-    "LMAgent": "ppo",
     "PPOState": "ppo",
     "PPOConfig": "ppo",
     "PPOResult": "ppo",
@@ -90,7 +89,7 @@ if TYPE_CHECKING:
         payoff_table,
     )
     from moral_rewards.methods import METHODS, MethodInfo, run_method, summarise  # noqa: F401
-    from moral_rewards.ppo import LMAgent, PPOConfig, PPOResult, PPOState, play, ppo_step, train_ppo  # noqa: F401
+    from moral_rewards.ppo import PPOConfig, PPOResult, PPOState, play, ppo_step, train_ppo  # noqa: F401
     from moral_rewards.prompts import PROMPT_VARIANTS, build_prompt  # noqa: F401
     from moral_rewards.rewards import (  # noqa: F401
         R_ILLEGAL,

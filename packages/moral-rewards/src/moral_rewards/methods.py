@@ -55,7 +55,8 @@ def summarise(log: GameLog, fraction: float = 0.2) -> dict[str, Any]:
 def _lm(
     game: Any, opponent: str, d_model: int, n_layer: int, pretrain_steps: int, seed: int, device: str
 ) -> tuple[Any, Any]:
-    from moral_rewards.ppo import LMAgent
+    from paperkit.lm import ValueHeadLM
+
     from moral_rewards.tiny import PretrainConfig, build_tiny_lm, build_tokenizer, pretrain
 
     payoff_table(game)
@@ -71,7 +72,7 @@ def _lm(
         seed=seed,
         device=device,
     )
-    return LMAgent(model), tok
+    return ValueHeadLM(model), tok
 
 
 def ppo_lm(

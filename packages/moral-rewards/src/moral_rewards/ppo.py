@@ -1,25 +1,29 @@
 """PPO fine-tuning of an LM agent that answers in action tokens, on a per-step scalar reward (TRL-0.7 style).
 
-One *episode* = ``batch_size`` (official: 5) consecutive one-shot rounds against the opponent, each a
-(query, response, score) triple; then one PPO step on the batch, as the official ``ppo_trainer.step``:
+The PPO update itself is ``paperkit.lm.ppo_step`` (value head ``paperkit.lm.ValueHeadLM``); this module
+plays the game, shapes the scores and keeps the trainer's state, as the official ``ppo_trainer.step``:
 
+- one *episode* = ``batch_size`` (official: 5) consecutive one-shot rounds against the opponent, each a
+  (query, response, score) triple sampled with ``paperkit.lm.sample_k`` (one sample a prompt: each prompt
+  depends on the previous answer), joined by ``paperkit.lm.concat_rollouts``, then one PPO step;
 - score normalisation: running mean / std over all scores so far (``use_score_scaling``, ``use_score_norm``);
 - per-token reward r_t = -beta (log pi(y_t) - log pi_ref(y_t)), plus the score on the last response token;
-- GAE over the response tokens with gamma = 1, lambda = 0.95, values from a linear value head on the
-  final hidden state; advantages whitened over the batch;
-- ``epochs`` = 4 passes over the batch (one minibatch = the batch): clipped surrogate (clip 0.2) plus
-  ``vf_coef`` = 0.1 x the clipped value loss (clip 0.2), Adam;
-- adaptive KL (Ziegler et al.): beta *= 1 + clip(KL / target - 1, -0.2, 0.2) * batch / horizon, with
-  target 6 and horizon 10000 (TRL's defaults; the official run sets init_kl_coef 0.2, adap_kl_ctrl).
+  GAE (gamma = 1, lambda = 0.95) with the value head; advantages whitened over the batch (TRL's
+  ``whiten``: unbiased variance); ``epochs`` = 4 passes over the batch as one minibatch: clipped surrogate
+  (clip 0.2) plus ``vf_coef`` = 0.1 x the clipped value loss (clip 0.2); Adam; no gradient clipping
+  (TRL 0.7's ``max_grad_norm`` = None);
+- adaptive KL (Ziegler et al., ``paperkit.lm.adaptive_kl_coef``): target 6, horizon 10000 (TRL's defaults;
+  the official run sets init_kl_coef 0.2, adap_kl_ctrl).
 
-Responses are sampled with pure sampling (top_k 0, top_p 1) for exactly ``len(tokenize(action))`` tokens
-(the longest action string), decoded, stripped and compared with the action strings. Prompts of one batch
-are left-padded (explicit position ids), so any HF causal LM with a tokenizer can be the agent.
+Responses are sampled with pure sampling (temperature 1, no top-k / top-p) for at most
+``len(tokenize(action))`` tokens (the longest action string; one with this tokenizer), decoded, stripped and
+compared with the action strings (anything else, an early ``<eos>`` included, is illegal).
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +31,17 @@ from typing import Any
 import numpy as np
 import torch
 from paperkit import check_int, check_number, check_seed
+from paperkit.lm import PPOConfig as StepConfig
+from paperkit.lm import (
+    Rollout,
+    ValueHeadLM,
+    adaptive_kl_coef,
+    concat_rollouts,
+    generate_completions,
+    sample_k,
+)
+from paperkit.lm import ppo_step as lm_ppo_step
+from paperkit.optim import Adam
 
 from moral_rewards.env import parse_action
 from moral_rewards.evaluate import GameLog
@@ -35,7 +50,7 @@ from moral_rewards.prompts import build_prompt, check_tokens
 from moral_rewards.rewards import R_ILLEGAL, XI, reward
 from moral_rewards.tabular import RunningMoments
 
-__all__ = ["LMAgent", "PPOConfig", "PPOResult", "PPOState", "encode_queries", "play", "ppo_step", "train_ppo"]
+__all__ = ["PPOConfig", "PPOResult", "PPOState", "play", "ppo_step", "train_ppo"]
 
 
 @dataclass(frozen=True)
@@ -61,133 +76,56 @@ class PPOConfig:
         check_int(self.epochs, "epochs", low=1)
         check_number(self.clip, "clip", low=0.0)
 
-
-class LMAgent(torch.nn.Module):
-    """A causal LM with a scalar value head on its last hidden state (as TRL's value-head model)."""
-
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-        hidden = int(model.config.hidden_size)  # type: ignore[union-attr,arg-type]
-        self.value_head = torch.nn.Linear(hidden, 1, device=next(model.parameters()).device)
-        torch.nn.init.zeros_(self.value_head.weight)
-        torch.nn.init.zeros_(self.value_head.bias)
-
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits (B, T, V), values (B, T)) of a left-padded batch."""
-        out = self.model(**batch, output_hidden_states=True)
-        return out.logits, self.value_head(out.hidden_states[-1]).squeeze(-1)
-
-
-def encode_queries(
-    tokenizer: Any, prompts: Sequence[str], device: torch.device | str
-) -> dict[str, torch.Tensor]:
-    """Left-padded ``<bos> prompt`` ids with attention mask and position ids (B, T)."""
-    ids = [[tokenizer.bos_token_id, *tokenizer(p, add_special_tokens=False)["input_ids"]] for p in prompts]
-    width = max(map(len, ids))
-    pad = tokenizer.pad_token_id
-    rows = torch.tensor([[pad] * (width - len(r)) + r for r in ids], device=device)
-    mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in ids], device=device)
-    return {"input_ids": rows, "attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
-
-
-def _extend(batch: dict[str, torch.Tensor], tokens: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The batch with ``tokens`` (B, L) appended."""
-    ones = torch.ones_like(tokens)
-    last = batch["position_ids"][:, -1:]
-    pos = last + torch.arange(1, tokens.shape[1] + 1, device=tokens.device)
-    return {
-        "input_ids": torch.cat([batch["input_ids"], tokens], 1),
-        "attention_mask": torch.cat([batch["attention_mask"], ones], 1),
-        "position_ids": torch.cat([batch["position_ids"], pos], 1),
-    }
-
-
-@torch.no_grad()
-def sample_responses(
-    agent: LMAgent, query: dict[str, torch.Tensor], n_tokens: int, gen: torch.Generator
-) -> torch.Tensor:
-    """(B, n_tokens) ids drawn by pure sampling (temperature 1, no top-k / top-p)."""
-    out = torch.empty((query["input_ids"].shape[0], 0), dtype=torch.long, device=query["input_ids"].device)
-    for _ in range(n_tokens):
-        logits = agent.model(**_extend(query, out)).logits[:, -1].float()
-        nxt = torch.multinomial(torch.softmax(logits, -1).cpu(), 1, generator=gen).to(out.device)
-        out = torch.cat([out, nxt], 1)
-    return out
-
-
-def _response_logp_values(
-    agent: LMAgent, full: dict[str, torch.Tensor], n: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probs (B, n) of the last n tokens and the values (B, n) at the positions predicting them."""
-    logits, values = agent(full)
-    logits, values = logits[:, -n - 1 : -1], values[:, -n - 1 : -1]
-    logp = torch.log_softmax(logits.float(), -1).gather(-1, full["input_ids"][:, -n:, None]).squeeze(-1)
-    return logp, values
+    def step_config(self, beta: float) -> StepConfig:
+        """The ``paperkit.lm.PPOConfig`` of one update at KL coefficient ``beta``."""
+        return StepConfig(
+            epochs=self.epochs,
+            minibatches=1,
+            clip=self.clip,
+            value_clip=self.clip_value,
+            vf_coef=self.vf_coef,
+            gamma=self.gamma,
+            lam=self.lam,
+            kl_coef=beta,
+            advantage="gae",
+            whiten_advantages=True,
+            grad_clip=math.inf,  # TRL 0.7: max_grad_norm None
+        )
 
 
 @dataclass
 class PPOState:
     """The trainer's state across steps: the optimiser, the KL coefficient beta and the score moments."""
 
-    optimizer: torch.optim.Optimizer
+    optimizer: Adam
     beta: float
     moments: RunningMoments = field(default_factory=RunningMoments)
 
 
-def _whiten(x: torch.Tensor) -> torch.Tensor:
-    return (x - x.mean()) * torch.rsqrt(x.var(unbiased=False) + 1e-8)  # TRL's whiten(shift_mean=True)
-
-
 def ppo_step(
-    agent: LMAgent,
+    agent: ValueHeadLM,
     ref: torch.nn.Module,
-    query: dict[str, torch.Tensor],
-    response: torch.Tensor,
+    rollout: Rollout,
     scores: np.ndarray,
     cfg: PPOConfig,
     state: PPOState,
 ) -> dict[str, float]:
-    """One PPO step on a batch of (query, response, score); returns its statistics (KL, beta, losses)."""
-    full, n = _extend(query, response), response.shape[1]
+    """One PPO step on a batch of (query, response, score); returns its statistics (KL, beta, losses).
+
+    Normalises ``scores`` with the running moments (``cfg.score_norm``), updates ``agent`` by
+    ``paperkit.lm.ppo_step`` at the current beta, then moves beta by the adaptive controller."""
+    scores = np.asarray(scores, dtype=float)
     if cfg.score_norm:
         state.moments.update(scores)
         scores = state.moments.normalise(scores)
-    with torch.no_grad():
-        old_logp, old_values = _response_logp_values(agent, full, n)
-        ref_logits = ref(**full).logits[:, -n - 1 : -1].float()
-        ref_logp = torch.log_softmax(ref_logits, -1).gather(-1, response[..., None]).squeeze(-1)
-        kl = old_logp - ref_logp
-        rewards = -state.beta * kl
-        rewards[:, -1] += torch.as_tensor(scores, dtype=rewards.dtype, device=rewards.device)
-        adv, last = torch.zeros_like(rewards), torch.zeros_like(rewards[:, 0])
-        for t in reversed(range(n)):
-            nxt = old_values[:, t + 1] if t + 1 < n else torch.zeros_like(last)
-            last = rewards[:, t] + cfg.gamma * nxt - old_values[:, t] + cfg.gamma * cfg.lam * last
-            adv[:, t] = last
-        returns = adv + old_values
-        adv = _whiten(adv)
-    for _ in range(cfg.epochs):
-        logp, values = _response_logp_values(agent, full, n)
-        v_clip = old_values + (values - old_values).clamp(-cfg.clip_value, cfg.clip_value)
-        vf_loss = 0.5 * torch.max((values - returns) ** 2, (v_clip - returns) ** 2).mean()
-        ratio = torch.exp(logp - old_logp)
-        pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-        loss = pg_loss + cfg.vf_coef * vf_loss
-        state.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        state.optimizer.step()
-    mean_kl = float(kl.sum(-1).mean())
     beta = state.beta
+    scaled = torch.as_tensor(scores, dtype=torch.float32)
+    stats = lm_ppo_step(agent, ref, rollout, scaled, state.optimizer, cfg.step_config(beta))
     if cfg.adaptive_kl:
-        err = float(np.clip(mean_kl / cfg.target_kl - 1, -0.2, 0.2))
-        state.beta *= 1 + err * response.shape[0] / cfg.horizon
-    return {
-        "kl": mean_kl,
-        "beta": beta,
-        "pg_loss": float(pg_loss.detach()),
-        "vf_loss": float(vf_loss.detach()),
-    }
+        state.beta = adaptive_kl_coef(
+            beta, stats["kl"], target=cfg.target_kl, horizon=cfg.horizon, n_steps=len(scores)
+        )
+    return {"kl": stats["kl"], "beta": beta, "pg_loss": stats["policy_loss"], "vf_loss": stats["value_loss"]}
 
 
 def response_length(tokenizer: Any, tokens: Sequence[str]) -> int:
@@ -195,9 +133,13 @@ def response_length(tokenizer: Any, tokens: Sequence[str]) -> int:
     return max(len(tokenizer(" " + t, add_special_tokens=False)["input_ids"]) for t in tokens)
 
 
+def _answer_actions(texts: Sequence[str], tokens: tuple[str, str]) -> np.ndarray:
+    return np.array([parse_action(t, tokens) for t in texts], dtype=np.int64)
+
+
 @torch.no_grad()
 def play(
-    agent: LMAgent,
+    agent: ValueHeadLM,
     tokenizer: Any,
     *,
     game: str = "IPD",
@@ -208,15 +150,16 @@ def play(
     variant: str = "structured",
     seed: int = 0,
 ) -> GameLog:
-    """Evaluation: ``n_games`` independent games of ``steps`` rounds, batched: one forward per round.
+    """Evaluation: ``n_games`` independent games of ``steps`` rounds, batched: one generation per round.
 
     Returns a ``GameLog`` of shape (n_games, 1, steps) (each game one "episode").
     """
+    if not isinstance(agent, ValueHeadLM):
+        raise TypeError(f"agent must be a paperkit.lm.ValueHeadLM, got {type(agent).__name__}")
     rng = np.random.default_rng(check_seed(seed))
-    gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
     tokens, table, opp = check_tokens(tokens, "tokens"), payoff_table(game), Opponent(opponent)
     check_int(n_games, "n_games", low=1)
-    dev = next(agent.parameters()).device
+    dev = str(next(agent.parameters()).device)
     n_tok = response_length(tokenizer, tokens)
     own, prev_opp = initial_state(opp, rng, size=n_games)
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("prev_own", "prev_opp", "a_m", "a_o", "reward")}
@@ -225,8 +168,17 @@ def play(
             build_prompt(table, int(o), int(p), tokens=tokens, order_rng=rng, variant=variant)
             for o, p in zip(own, prev_opp, strict=True)
         ]
-        resp = sample_responses(agent, encode_queries(tokenizer, prompts, dev), n_tok, gen)
-        a = np.array([parse_action(tokenizer.decode(r), tokens) for r in resp.tolist()], dtype=np.int64)
+        done = generate_completions(
+            agent.lm,
+            tokenizer,
+            prompts,
+            max_new_tokens=n_tok,
+            temperature=1.0,
+            seed=int(rng.integers(2**62)),
+            batch_size=n_games,
+            device=dev,
+        )
+        a = _answer_actions([c.text for c in done], tokens)
         a_o = opp.next_move(own, rng)
         r = reward("game", a, a_o, prev_opp, table)
         for k, v in (("prev_own", own), ("prev_opp", prev_opp), ("a_m", a), ("a_o", a_o), ("reward", r)):
@@ -244,8 +196,37 @@ class PPOResult:
     beta: np.ndarray
 
 
+def _episode(
+    agent: ValueHeadLM, tokenizer: Any, kind: str, setting: dict[str, Any], rng: np.random.Generator
+) -> tuple[dict[str, list], Rollout]:
+    """``batch_size`` rounds against the opponent, one sampled answer each: the log and the joined rollout."""
+    table, opp, tokens = setting["table"], setting["opponent"], setting["tokens"]
+    own, prev_opp = initial_state(opp, rng)
+    ep: dict[str, list] = {k: [] for k in ("prev_own", "prev_opp", "a_m", "a_o", "reward")}
+    parts = []
+    for _ in range(setting["batch_size"]):
+        prompt = build_prompt(table, own, prev_opp, tokens=tokens, order_rng=rng)
+        ro = sample_k(
+            agent.lm,
+            tokenizer,
+            [prompt],
+            1,
+            max_new_tokens=setting["n_tok"],
+            seed=int(rng.integers(2**62)),
+            device=setting["device"],
+        )
+        a = int(_answer_actions(ro.texts, tokens)[0])
+        a_o = int(opp.next_move(own, rng))
+        r = float(reward(kind, a, a_o, prev_opp, table, xi=setting["xi"], r_illegal=setting["r_illegal"]))
+        for k, v in (("prev_own", own), ("prev_opp", prev_opp), ("a_m", a), ("a_o", a_o), ("reward", r)):
+            ep[k].append(v)
+        parts.append(ro)
+        own, prev_opp = (own if a == ILLEGAL else a), a_o
+    return ep, concat_rollouts(parts, pad_id=int(tokenizer.pad_token_id))
+
+
 def train_ppo(
-    agent: LMAgent,
+    agent: ValueHeadLM,
     tokenizer: Any,
     reward_schedule: Sequence[tuple[str, int]] = (("game", 300),),
     *,
@@ -259,58 +240,40 @@ def train_ppo(
     ref_model: torch.nn.Module | None = None,
     seed: int = 0,
 ) -> PPOResult:
-    """Fine-tune ``agent`` in place by PPO on ``reward_schedule`` = ((reward, episodes), ...).
+    """Fine-tune ``agent`` (a ``paperkit.lm.ValueHeadLM``) in place by PPO on ``reward_schedule`` =
+    ((reward, episodes), ...).
 
-    The reference is a frozen copy of ``agent.model`` taken now (or ``ref_model``). Each stage keeps the
+    The reference is a frozen copy of ``agent.lm`` taken now (or ``ref_model``). Each stage keeps the
     optimiser, the KL coefficient and the score statistics (the official unlearning runs one trainer).
     """
+    if not isinstance(agent, ValueHeadLM):
+        raise TypeError(f"agent must be a paperkit.lm.ValueHeadLM, got {type(agent).__name__}")
     rng = np.random.default_rng(check_seed(seed))
-    gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
-    tokens, table, opp = check_tokens(tokens, "tokens"), payoff_table(game), Opponent(opponent)
-    check_int(batch_size, "batch_size", low=1)
+    table = payoff_table(game)
+    setting: dict[str, Any] = {
+        "table": table,
+        "opponent": Opponent(opponent),
+        "tokens": check_tokens(tokens, "tokens"),
+        "batch_size": check_int(batch_size, "batch_size", low=1),
+        "xi": xi,
+        "r_illegal": r_illegal,
+        "device": str(next(agent.parameters()).device),
+    }
+    setting["n_tok"] = response_length(tokenizer, setting["tokens"])
     stages = [(k, check_int(e, "episodes", low=1)) for k, e in reward_schedule]
     if not stages:
         raise ValueError("reward_schedule must list at least one (reward, episodes) stage")
-    ref = ref_model if ref_model is not None else copy.deepcopy(agent.model)
+    for kind, _ in stages:
+        reward(kind, C, C, C, table)  # validates every name before any training
+    ref = ref_model if ref_model is not None else copy.deepcopy(agent.lm)
     ref.eval().requires_grad_(False)
-    dev = next(agent.parameters()).device
-    n_tok = response_length(tokenizer, tokens)
-    state = PPOState(torch.optim.Adam(agent.parameters(), lr=config.lr), config.kl_coef)
+    state = PPOState(Adam(agent.parameters(), lr=config.lr), config.kl_coef)
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("prev_own", "prev_opp", "a_m", "a_o", "reward")}
     kls, betas = [], []
     for kind, episodes in stages:
-        reward(kind, C, C, C, table)  # validates the name before any training
         for _ in range(episodes):
-            own, prev_opp = initial_state(opp, rng)
-            ep: dict[str, list] = {k: [] for k in cols}
-            queries, responses = [], []
-            for _ in range(batch_size):
-                prompt = build_prompt(table, own, prev_opp, tokens=tokens, order_rng=rng)
-                q = encode_queries(tokenizer, [prompt], dev)
-                resp = sample_responses(agent, q, n_tok, gen)
-                a = parse_action(tokenizer.decode(resp[0].tolist()), tokens)
-                a_o = int(opp.next_move(own, rng))
-                r = float(reward(kind, a, a_o, prev_opp, table, xi=xi, r_illegal=r_illegal))
-                for k, v in (
-                    ("prev_own", own),
-                    ("prev_opp", prev_opp),
-                    ("a_m", a),
-                    ("a_o", a_o),
-                    ("reward", r),
-                ):
-                    ep[k].append(v)
-                queries.append(prompt)
-                responses.append(resp[0])
-                own, prev_opp = (own if a == ILLEGAL else a), a_o
-            stats = ppo_step(
-                agent,
-                ref,
-                encode_queries(tokenizer, queries, dev),
-                torch.stack(responses),
-                np.asarray(ep["reward"], dtype=float),
-                config,
-                state,
-            )
+            ep, rollout = _episode(agent, tokenizer, kind, setting, rng)
+            stats = ppo_step(agent, ref, rollout, np.asarray(ep["reward"], dtype=float), config, state)
             kls.append(stats["kl"])
             betas.append(stats["beta"])
             for k in cols:

@@ -54,26 +54,13 @@ def _vocabulary() -> list[str]:
 def build_tokenizer() -> Any:  # a transformers.PreTrainedTokenizerFast
     """Word-level tokenizer over the prompt words, digits 0-9 and ``action1..action8`` (one token each).
 
-    Specials ``<pad>`` 0, ``<bos>`` 1, ``<eos>`` 2, ``<unk>`` 3 (paperkit.lm's convention); words are split on
-    whitespace; an unknown word is ``<unk>``; ``decode`` joins tokens with single spaces.
+    ``paperkit.lm.word_tokenizer(..., whitespace_tokens=False)``: specials ``<pad>`` 0, ``<bos>`` 1,
+    ``<eos>`` 2, ``<unk>`` 3; words split on whitespace (dropped); an unknown word is ``<unk>``; ``decode``
+    joins tokens with single spaces.
     """
-    from paperkit.lm import SPECIAL_TOKENS
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from paperkit.lm import word_tokenizer
 
-    vocab = {w: i for i, w in enumerate([*SPECIAL_TOKENS, *_vocabulary()])}
-    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS[3]))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    pad, bos, eos, unk = SPECIAL_TOKENS
-    return PreTrainedTokenizerFast(
-        tokenizer_object=backend,
-        pad_token=pad,
-        bos_token=bos,
-        eos_token=eos,
-        unk_token=unk,
-        padding_side="right",
-        clean_up_tokenization_spaces=False,
-    )
+    return word_tokenizer(_vocabulary(), whitespace_tokens=False)
 
 
 def build_tiny_lm(

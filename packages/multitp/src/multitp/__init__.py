@@ -37,13 +37,16 @@ PUBLIC = {
     "language_vector": "human",
     "load_moral_machine_amce": "human",
     "write_moral_machine_csv": "human",
+    "BadRow": "responses",
+    "MMResponses": "responses",
+    "MM_RESPONSE_COLUMNS": "responses",
+    "load_moral_machine_responses": "responses",
     "fleiss_kappa": "metrics",
     "global_mis": "metrics",
     "mis": "metrics",
     "order_consistency": "metrics",
     "paraphrase_consistency": "metrics",
     "SyntheticRespondent": "toy",
-    "compact_word_tokenizer": "toy",
     "expected_amce": "toy",
     "make_respondents": "toy",
     "population_amce": "toy",
@@ -88,9 +91,14 @@ if TYPE_CHECKING:
         get_language,
         make_languages,
     )
+    from multitp.responses import (  # noqa: F401
+        MM_RESPONSE_COLUMNS,
+        BadRow,
+        MMResponses,
+        load_moral_machine_responses,
+    )
     from multitp.toy import (  # noqa: F401
         SyntheticRespondent,
-        compact_word_tokenizer,
         expected_amce,
         make_respondents,
         population_amce,

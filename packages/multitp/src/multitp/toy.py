@@ -1,4 +1,4 @@
-"""The synthetic study: logistic respondents per language, a compact word tokenizer, and the tiny LM.
+"""The synthetic study: logistic respondents per language and their training texts for the tiny LM.
 
 Respondent of language l (spec, "Small-scale reproduction"):
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from paperkit import check_int, check_seed
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "BASE_BETA",
     "SyntheticRespondent",
-    "compact_word_tokenizer",
     "expected_amce",
     "features",
     "make_respondents",
@@ -119,31 +118,3 @@ def train_texts(
     prompts = [lang.render(v, int(p)) for v, p in zip(vig, para, strict=True)]
     answers = [lang.answers[0] if c else lang.answers[1] for c in choice]
     return prompts, answers
-
-
-def compact_word_tokenizer(vocabulary: Sequence[str]) -> Any:
-    """A word-level tokenizer that splits on whitespace and drops it (one token a word, no space tokens).
-
-    paperkit.lm.word_tokenizer makes every space a token, which doubles the toy prompts; this one keeps
-    paperkit's specials and ids (<pad> 0, <bos> 1, <eos> 2, <unk> 3; words in sorted order after them).
-    """
-    from paperkit.lm import SPECIAL_TOKENS
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    words = sorted(set(vocabulary) - set(SPECIAL_TOKENS))
-    if not words or any(not w or any(c.isspace() for c in w) for w in words):
-        raise ValueError("vocabulary must hold non-empty words without whitespace")
-    vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *words])}
-    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS[3]))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    pad, bos, eos, unk = SPECIAL_TOKENS
-    return PreTrainedTokenizerFast(
-        tokenizer_object=backend,
-        pad_token=pad,
-        bos_token=bos,
-        eos_token=eos,
-        unk_token=unk,
-        padding_side="right",
-        clean_up_tokenization_spaces=False,
-    )

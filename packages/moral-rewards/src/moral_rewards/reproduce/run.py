@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from paperkit import Report, check_seed, torch_threads, track
+from paperkit import Report, check_seed, package_version, torch_threads, track
+from paperkit.lm import ValueHeadLM, cached_model
 
 from moral_rewards.evaluate import GameLog, moral_regret, p_action, p_defect_after
 from moral_rewards.games import ILLEGAL, C, D
-from moral_rewards.ppo import LMAgent, play, train_ppo
+from moral_rewards.ppo import play, train_ppo
 from moral_rewards.prompts import build_prompt
 from moral_rewards.reproduce.claims import claims
 from moral_rewards.reproduce.config import Config
@@ -53,7 +54,7 @@ def curve(log: GameLog) -> dict[str, list[float]]:
     return out
 
 
-def evaluate_model(agent: LMAgent, tok: Any, config: Config, seed: int) -> dict[str, dict[str, float]]:
+def evaluate_model(agent: ValueHeadLM, tok: Any, config: Config, seed: int) -> dict[str, dict[str, float]]:
     """De / Ut regret and illegal rate vs Random on each evaluation game, held-out tokens (paper Fig. 4)."""
     out = {}
     for g in config.eval_games:
@@ -84,8 +85,8 @@ def evaluate_model(agent: LMAgent, tok: Any, config: Config, seed: int) -> dict[
 
 def _train(base: dict, tok: Any, schedule: tuple, config: Config, seed: int, device: str) -> tuple:
     model = build_tiny_lm(tok, seed=seed, device=device)
-    agent = LMAgent(model)
-    agent.model.load_state_dict(base)
+    model.load_state_dict(base)
+    agent = ValueHeadLM(model)
     res = train_ppo(
         agent,
         tok,
@@ -98,6 +99,29 @@ def _train(base: dict, tok: Any, schedule: tuple, config: Config, seed: int, dev
     return agent, res
 
 
+def pretrained_base(tok: Any, config: Config, seed: int, device: str) -> tuple[Any, dict[str, Any], bool]:
+    """The seed's pre-trained base from the on-disk model cache (``paperkit.lm.cached_model``: keyed by the
+    pre-training config, the seed and the package version), trained and stored on a miss.
+
+    Returns (model, {"losses", "cpu_s"} as measured when it was trained, whether it was a cache hit)."""
+
+    def train(model: Any) -> dict[str, Any]:
+        t0 = time.process_time()
+        losses = pretrain(model, tok, config.pretrain, seed=seed, device=device)
+        return {"losses": [float(x) for x in losses], "cpu_s": time.process_time() - t0}
+
+    key = {"pretrain": config.pretrain, "model": "gpt2 2x128 h4", "vocab": len(tok)}
+    got = cached_model(
+        key,
+        seed=seed,
+        version=package_version("iclr25-moral-rewards"),
+        make=lambda: build_tiny_lm(tok, seed=seed, device=device),
+        train=train,
+        device=device,
+    )
+    return got.model, got.info, got.hit
+
+
 def run_seed(config: Config, seed: int, device: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Pre-train one base, fine-tune every reward and the unlearning schedule from it, evaluate all.
 
@@ -105,14 +129,12 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[dict[str, Any], di
     """
     torch.manual_seed(seed)
     tok = build_tokenizer()
-    model = build_tiny_lm(tok, seed=seed, device=device)
-    t0 = time.process_time()
-    losses = pretrain(model, tok, config.pretrain, seed=seed, device=device)
-    pre_cpu = time.process_time() - t0
+    model, info, hit = pretrained_base(tok, config, seed, device)
     words = len(tok(build_prompt("IPD", C, C, order_rng=np.random.default_rng(0)))["input_ids"])
     n_tokens = config.pretrain.steps * config.pretrain.batch_size * (words + 3)  # <bos> prompt answer <eos>
+    pre_cpu, losses = info["cpu_s"], info["losses"]
     base = copy.deepcopy(model.state_dict())
-    base_agent = LMAgent(model)
+    base_agent = ValueHeadLM(model)
     base_play = play(
         base_agent,
         tok,
@@ -126,6 +148,7 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[dict[str, Any], di
         "pretrain_cpu_s": pre_cpu,
         "pretrain_tokens": n_tokens,
         "pretrain_tokens_per_s": n_tokens / pre_cpu,
+        "pretrain_cached": hit,
         "ppo_episodes_per_s": [],
     }
     out: dict[str, Any] = {

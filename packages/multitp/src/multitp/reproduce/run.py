@@ -17,7 +17,7 @@ from multitp.render import make_languages
 from multitp.reproduce.claims import claims
 from multitp.reproduce.config import Config
 from multitp.reproduce.tables import tables
-from multitp.toy import compact_word_tokenizer, expected_amce, make_respondents, train_texts
+from multitp.toy import expected_amce, make_respondents, train_texts
 from multitp.vignettes import generate_all
 
 __all__ = ["countries", "estimator_check", "run", "train_and_score"]
@@ -61,7 +61,7 @@ def countries(truth: np.ndarray, tmp_csv: str) -> tuple[dict[str, float], dict[s
 def train_and_score(config: Config, seed: int, device: str, langs: list, resp: list) -> dict[str, Any]:
     """One tiny GPT on every language; m[l, p] (languages, 3 paraphrases, 6) and the order consistency."""
     import torch
-    from paperkit.lm import TrainConfig, tiny_causal_lm, train_causal_lm
+    from paperkit.lm import TrainConfig, tiny_causal_lm, train_causal_lm, word_tokenizer
 
     prompts, answers = [], []
     for i, (lang, r) in enumerate(zip(langs, resp, strict=True)):
@@ -69,7 +69,8 @@ def train_and_score(config: Config, seed: int, device: str, langs: list, resp: l
         p, a = train_texts(lang, r, n, paraphrases=config.train_paraphrases, seed=seed * 100 + i)
         prompts += p
         answers += a
-    tok = compact_word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}))
+    # one token a word, no space tokens (the prompts are half as long as with whitespace tokens)
+    tok = word_tokenizer(sorted({w for lang in langs for w in lang.vocabulary()}), whitespace_tokens=False)
     torch.manual_seed(seed)
     model = tiny_causal_lm(
         tok,

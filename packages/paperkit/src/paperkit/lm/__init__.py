@@ -15,9 +15,10 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
 - Preference losses (pure torch): :func:`dpo_loss` (margin, label smoothing), :func:`ipo_loss`,
   :func:`orpo_loss`, :func:`simpo_loss`, :func:`dpo_pl_loss`.
 - RL (:mod:`paperkit.lm.rl`): :func:`sample_k` (K completions a prompt with their log-probs, a
-  :class:`Rollout`), :func:`rloo_advantages`, :func:`sequence_kl`, :func:`rloo_loss`, and PPO with a value
-  head: :class:`ValueHeadLM`, :class:`PPOConfig`, :func:`ppo_step` (:func:`token_rewards`, :func:`gae`,
-  :func:`ppo_policy_loss`, :func:`ppo_value_loss`, :func:`adaptive_kl_coef`, :func:`episode_returns`).
+  :class:`Rollout`; :func:`concat_rollouts` joins them), :func:`rloo_advantages`, :func:`sequence_kl`,
+  :func:`rloo_loss`, and PPO with a value head: :class:`ValueHeadLM`, :class:`PPOConfig`,
+  :func:`ppo_step` (:func:`token_rewards`, :func:`gae`, :func:`ppo_policy_loss`, :func:`ppo_value_loss`,
+  :func:`adaptive_kl_coef`, :func:`episode_returns`).
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
   :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         Rollout,
         ValueHeadLM,
         adaptive_kl_coef,
+        concat_rollouts,
         episode_returns,
         gae,
         ppo_policy_loss,
@@ -105,6 +107,7 @@ _WHERE = {
     "Rollout": "rl",
     "ValueHeadLM": "rl",
     "adaptive_kl_coef": "rl",
+    "concat_rollouts": "rl",
     "episode_returns": "rl",
     "gae": "rl",
     "ppo_policy_loss": "rl",
@@ -150,6 +153,7 @@ __all__ = [
     "cache_key",
     "cached_model",
     "char_tokenizer",
+    "concat_rollouts",
     "default_cache_dir",
     "dpo_loss",
     "dpo_pl_loss",

@@ -27,6 +27,7 @@ from transformers import PreTrainedTokenizerBase
 from paperkit.lm.generation import generate_completions, prompt_ids
 from paperkit.lm.models import check_device, special_ids
 from paperkit.lm.scoring import sequence_logprobs
+from paperkit.optim import Adam
 
 Advantage = Literal["gae", "returns"]
 KLEstimator = Literal["k1", "k3"]
@@ -142,6 +143,43 @@ def sample_k(
         total,
         per_token,
         k,
+    )
+
+
+def concat_rollouts(rollouts: Sequence[Rollout], *, pad_id: int) -> Rollout:
+    """One :class:`Rollout` of the rows of several, in order (e.g. the rounds of a game, sampled one at a
+    time because each prompt depends on the previous answer, then updated by one :func:`ppo_step`).
+
+    Rows are right-padded with ``pad_id`` (the tokenizer's pad id) to the widest; ``prompt_index`` of the
+    j-th rollout is shifted by the number of prompts before it. All must share ``k`` and a device.
+    """
+    if isinstance(rollouts, Rollout) or not len(rollouts):
+        raise ValueError("rollouts must be a non-empty sequence of Rollout")
+    for i, r in enumerate(rollouts):
+        if not isinstance(r, Rollout):
+            raise TypeError(f"rollouts[{i}] must be a Rollout, got {type(r).__name__}")
+    _check_int("pad_id", pad_id, 0)
+    ks = {r.k for r in rollouts}
+    if len(ks) > 1:
+        raise ValueError(f"rollouts must share k (samples a prompt), got {sorted(ks)}")
+    width = max(r.input_ids.shape[1] for r in rollouts)
+
+    def pad(t: Tensor, value: float | bool) -> Tensor:
+        return torch.nn.functional.pad(t, (0, width - t.shape[1]), value=value)
+
+    offsets, total = [], 0
+    for r in rollouts:
+        offsets.append(total)
+        total += int(r.prompt_index.max()) + 1 if r.prompt_index.numel() else 0
+    return Rollout(
+        torch.cat([pad(r.input_ids, pad_id) for r in rollouts]),
+        torch.cat([pad(r.attention_mask, 0) for r in rollouts]),
+        torch.cat([pad(r.response_mask, False) for r in rollouts]),
+        torch.cat([r.prompt_index + o for r, o in zip(rollouts, offsets, strict=True)]),
+        tuple(t for r in rollouts for t in r.texts),
+        torch.cat([r.logprobs for r in rollouts]),
+        torch.cat([pad(r.token_logprobs, 0.0) for r in rollouts]),
+        ks.pop(),
     )
 
 
@@ -326,7 +364,7 @@ def ppo_value_loss(values: Tensor, old_values: Tensor, returns: Tensor, mask: Te
     return 0.5 * (worst * mask).sum() / mask.sum().clamp(min=1)
 
 
-def adaptive_kl_coef(coef: float, kl: float, *, target: float, horizon: int, n_steps: int) -> float:
+def adaptive_kl_coef(coef: float, kl: float, *, target: float, horizon: float, n_steps: int) -> float:
     """Ziegler et al.'s adaptive KL controller (TRL's AdaptiveKLController): the next coefficient.
 
     coef · (1 + clip(kl / target − 1, −0.2, 0.2) · n_steps / horizon)."""
@@ -383,12 +421,23 @@ class PPOConfig:
             raise ValueError(f"PPOConfig.advantage must be 'gae' or 'returns', got {self.advantage!r}")
 
 
+def _optimizer_params(optimizer: torch.optim.Optimizer | Adam) -> list[Tensor]:
+    """The tensors ``optimizer`` updates: a torch optimiser's param groups, or ``paperkit.optim.Adam``'s."""
+    if isinstance(optimizer, Adam):
+        return optimizer.params
+    if isinstance(optimizer, torch.optim.Optimizer):
+        return [p for group in optimizer.param_groups for p in group["params"]]
+    raise TypeError(
+        f"optimizer must be a torch.optim.Optimizer or paperkit.optim.Adam, got {type(optimizer).__name__}"
+    )
+
+
 def ppo_step(
     policy: ValueHeadLM,
     reference: torch.nn.Module,
     rollout: Rollout,
     scores: Tensor,
-    optimizer: torch.optim.Optimizer,
+    optimizer: torch.optim.Optimizer | Adam,
     config: PPOConfig,
     *,
     generator: torch.Generator | None = None,
@@ -396,10 +445,12 @@ def ppo_step(
     """One PPO update of ``policy`` (in place) on ``rollout`` scored by ``scores`` (N,).
 
     Old log-probs and values come from ``policy`` before the update, reference log-probs from
-    ``reference`` (frozen); rewards are :func:`token_rewards`, advantages :func:`gae` (optionally
-    whitened); then ``config.epochs`` passes of :func:`ppo_policy_loss` + vf_coef · :func:`ppo_value_loss`
-    with gradient clipping, over ``config.minibatches`` parts (shuffled with ``generator``, a CPU
-    ``torch.Generator``, needed when there is more than one part).
+    ``reference`` (frozen); ``optimizer`` is a ``torch.optim`` optimiser or ``paperkit.optim.Adam``
+    (the same arithmetic without torch.optim's ~2-4 CPU-s first-use import); rewards are
+    :func:`token_rewards`, advantages :func:`gae` (optionally whitened); then ``config.epochs`` passes of
+    :func:`ppo_policy_loss` + vf_coef · :func:`ppo_value_loss` with gradient clipping, over
+    ``config.minibatches`` parts (shuffled with ``generator``, a CPU ``torch.Generator``, needed when
+    there is more than one part).
 
     Returns the step's means: ``score``, ``kl`` (per sequence, k1), ``policy_loss``, ``value_loss``,
     ``clip_fraction`` (last epoch) and ``kl_coef``.
@@ -425,7 +476,7 @@ def ppo_step(
         adv, returns = gae(rewards, old_values, mask, config.gamma, lam)
         if config.whiten_advantages:
             adv = whiten(adv, mask)
-    params = [p for group in optimizer.param_groups for p in group["params"]]
+    params = _optimizer_params(optimizer)
     was_training = policy.training
     policy.train()
     stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "clip_fraction": []}
@@ -437,7 +488,7 @@ def ppo_step(
                 logp, values = policy(sub)
                 pg, frac = ppo_policy_loss(logp, old_logp[part], adv[part], mask[part], config.clip)
                 vf = ppo_value_loss(values, old_values[part], returns[part], mask[part], config.value_clip)
-                optimizer.zero_grad(set_to_none=True)
+                optimizer.zero_grad()
                 (pg + config.vf_coef * vf).backward()
                 torch.nn.utils.clip_grad_norm_(params, config.grad_clip)
                 optimizer.step()
@@ -446,7 +497,7 @@ def ppo_step(
                 stats["clip_fraction"].append(float(frac))
     finally:
         policy.train(was_training)
-        optimizer.zero_grad(set_to_none=True)
+        optimizer.zero_grad()
     last = stats["clip_fraction"][-config.minibatches :]
     return {
         "score": float(scores.mean()),

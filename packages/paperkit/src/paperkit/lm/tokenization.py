@@ -5,7 +5,8 @@ and with these ids: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3. 
 ``"right"``, and encoding adds no special tokens by itself (``tokenizer(text)`` gives the text's tokens
 only): :func:`paperkit.lm.encode_prompt_response` and :func:`paperkit.lm.generate` add ``<bos>``/``<eos>``
 explicitly. ``decode`` does no clean-up of spaces, so ``decode(encode(text)) == text`` for any text whose
-characters (words, bytes) the tokenizer knows; an unknown character (word) becomes ``<unk>``. A BPE
+characters (words, bytes) the tokenizer knows; an unknown character (word) becomes ``<unk>``.
+(``word_tokenizer(..., whitespace_tokens=False)`` drops whitespace and decodes with single spaces.) A BPE
 trained with ``full_bytes=True`` knows every byte, so it round-trips any text.
 
 As everywhere in Hugging Face tokenizers, the literal strings ``<pad>``, ``<bos>``, ``<eos>`` and ``<unk>``
@@ -88,48 +89,83 @@ def word_pieces(texts: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
-def word_tokenizer(vocabulary: Iterable[str], *, whitespace: str = " \n") -> PreTrainedTokenizerFast:
+def word_tokenizer(
+    vocabulary: Iterable[str], *, whitespace: str | None = None, whitespace_tokens: bool = True
+) -> PreTrainedTokenizerFast:
     """A word-level tokenizer: one token per piece of ``vocabulary`` (plus the four special tokens).
 
-    Text is cut into pieces by :data:`WORD_PIECE` (words, single digits, single whitespace characters,
-    single other characters); each piece is one token, or ``<unk>`` when it is not in the vocabulary.
-    ``decode`` joins the tokens with nothing between them, so ``decode(encode(text)) == text`` for any
-    text whose pieces are all in the vocabulary.
+    Two ways to cut text, chosen by ``whitespace_tokens``:
+
+    - ``True`` (default): pieces are :data:`WORD_PIECE` matches (words, single digits, single whitespace
+      characters, single other characters); each piece is one token, or ``<unk>`` when it is not in the
+      vocabulary. ``decode`` joins the tokens with nothing between them, so ``decode(encode(text)) ==
+      text`` for any text whose pieces are all in the vocabulary.
+    - ``False``: text is split on runs of whitespace, which is dropped (no space tokens, so prompts are
+      about half as long); every whitespace-free word (``"payoff:"``, ``"42"`` included) is one token or
+      ``<unk>``. ``decode`` joins the tokens with single spaces, so ``decode(encode(text)) == text`` for
+      text of known words separated by single spaces.
 
     Args:
-        vocabulary: the pieces (an iterable of strings, duplicates allowed); each must be exactly one
-            piece, e.g. ``"payoff"``, ``"action3"``, ``"7"``, ``":"`` (not ``"42"``, which is two digits, nor
-            ``"two words"``). Ids: the specials 0-3, then the distinct pieces in sorted (code-point) order.
+        vocabulary: the tokens (an iterable of strings, duplicates allowed). With ``whitespace_tokens``
+            each must be exactly one piece, e.g. ``"payoff"``, ``"action3"``, ``"7"``, ``":"`` (not ``"42"``,
+            which is two digits, nor ``"two words"``); without, any non-empty string without whitespace.
+            Ids: the specials 0-3, then the distinct tokens in sorted (code-point) order.
         whitespace: characters added to the vocabulary as tokens of their own (default space and new
-            line), so text can be written with them.
+            line), so text can be written with them; only with ``whitespace_tokens=True``.
+        whitespace_tokens: keep whitespace as tokens (``True``) or split on it and drop it (``False``).
 
     Returns:
-        ``PreTrainedTokenizerFast`` of ``4 + n_pieces`` tokens.
+        ``PreTrainedTokenizerFast`` of ``4 + n_tokens`` tokens.
     """
     if isinstance(vocabulary, str):
         raise TypeError("vocabulary must be an iterable of strings (words), not a single str")
-    if not isinstance(whitespace, str) or any(not c.isspace() for c in whitespace):
+    if not isinstance(whitespace_tokens, bool):
+        raise TypeError(f"whitespace_tokens must be a bool, got {type(whitespace_tokens).__name__}")
+    if not whitespace_tokens and whitespace is not None:
+        raise ValueError(
+            "whitespace is only used with whitespace_tokens=True (whitespace is dropped otherwise)"
+        )
+    spaces = " \n" if whitespace is None else whitespace
+    if not isinstance(spaces, str) or any(not c.isspace() for c in spaces):
         raise ValueError(f"whitespace must be a string of whitespace characters, got {whitespace!r}")
-    pieces = set(whitespace)
-    piece = re.compile(WORD_PIECE)
-    for i, word in enumerate(vocabulary):
-        if not isinstance(word, str):
-            raise TypeError(f"vocabulary must hold strings; item {i} is {type(word).__name__}")
-        if word in SPECIAL_TOKENS:
-            continue
-        if piece.fullmatch(word) is None:
-            raise ValueError(
-                f"vocabulary item {i} ({word!r}) is not one piece (a word, a digit, a whitespace or another "
-                "single character), so no text could ever produce it"
-            )
-        pieces.add(word)
+    pieces = _vocabulary_pieces(vocabulary, whitespace_tokens)
+    if whitespace_tokens:
+        pieces |= set(spaces)
     if not pieces:
         raise ValueError("vocabulary is empty: give at least one word")
     vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *sorted(pieces)])}
     backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=UNK))
-    backend.pre_tokenizer = pre_tokenizers.Split(Regex(WORD_PIECE), behavior="isolated")
-    backend.decoder = decoders.Fuse()
+    if whitespace_tokens:
+        backend.pre_tokenizer = pre_tokenizers.Split(Regex(WORD_PIECE), behavior="isolated")
+        backend.decoder = decoders.Fuse()
+    else:
+        # no decoder: the tokenizers library then joins the tokens with single spaces
+        backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     return _wrap(backend)
+
+
+def _vocabulary_pieces(vocabulary: Iterable[str], whitespace_tokens: bool) -> set[str]:
+    """The distinct non-special items of ``vocabulary``, each checked to be one token of its mode."""
+    piece = re.compile(WORD_PIECE)
+    word = re.compile(r"\S+")
+    pieces: set[str] = set()
+    for i, item in enumerate(vocabulary):
+        if not isinstance(item, str):
+            raise TypeError(f"vocabulary must hold strings; item {i} is {type(item).__name__}")
+        if item in SPECIAL_TOKENS:
+            continue
+        if whitespace_tokens and piece.fullmatch(item) is None:
+            raise ValueError(
+                f"vocabulary item {i} ({item!r}) is not one piece (a word, a digit, a whitespace or another "
+                "single character), so no text could ever produce it"
+            )
+        if not whitespace_tokens and word.fullmatch(item) is None:
+            raise ValueError(
+                f"vocabulary item {i} ({item!r}) is empty or holds whitespace; with whitespace_tokens=False "
+                "every token is a whitespace-free word"
+            )
+        pieces.add(item)
+    return pieces
 
 
 def train_bpe_tokenizer(
