@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from paperkit import Report, check_seed, torch_threads
 
+from intervention_graph.gradients import autograd_grads, graph_grads, hook_grads
 from intervention_graph.methods import METHODS, TASKS, graph_task, hook_task
 from intervention_graph.models import ANSWER_POSITION, SEQ_LEN, copy_pairs, tiny_gpt2, train_copy
 from intervention_graph.remote import RemoteBackend, serve
@@ -21,7 +22,7 @@ from intervention_graph.reproduce.config import Config
 from intervention_graph.reproduce.tables import tables
 from intervention_graph.tracer import wrap
 
-__all__ = ["abab", "exactness", "heatmap", "remote_checks", "run", "timings"]
+__all__ = ["abab", "exactness", "gradients", "heatmap", "remote_checks", "run", "timings"]
 
 
 def exactness(config: Config, seed: int, device: str) -> dict[str, list[float]]:
@@ -41,6 +42,32 @@ def exactness(config: Config, seed: int, device: str) -> dict[str, list[float]]:
                     worst[key] = max(worst[key], float((got - ref).abs().max()))
         for key, value in worst.items():
             out[key].append(value)
+    return out
+
+
+#: (edit layer, scale, position) of the gradient checks: none, a zeroed and a halved block gradient
+GRAD_EDITS: tuple[tuple[int | None, float, int], ...] = ((None, 1.0, 0), (2, 0.0, SEQ_LEN - 1),
+                                                        (1, 0.5, ANSWER_POSITION))  # fmt: skip
+
+
+def gradients(config: Config, seed: int, device: str) -> dict[str, list[float]]:
+    """Per paired seed: max |traced - hand-written| block-output gradients (reads; zero and scale edits),
+    max |traced - autograd.grad| without an edit, and how much each edit moved block 0's gradient."""
+    out: dict[str, list[float]] = {"hooks": [], "autograd": [], "edit_effect": []}
+    for s in range(seed, seed + config.seeds):
+        model = tiny_gpt2(seed=s, device=device, dtype=torch.float64)
+        data = copy_pairs(config.exact_pairs, seed=s, device=device)
+        plain = graph_grads(model, data.clean, data.answer)
+        out["autograd"].append(float((plain - autograd_grads(model, data.clean, data.answer)).abs().max()))
+        worst, effect = 0.0, float("inf")
+        for layer, scale, pos in GRAD_EDITS:
+            kw: dict[str, Any] = {"edit_layer": layer, "scale": scale, "position": pos}
+            ours = graph_grads(model, data.clean, data.answer, **kw)
+            worst = max(worst, float((ours - hook_grads(model, data.clean, data.answer, **kw)).abs().max()))
+            if layer is not None:
+                effect = min(effect, float((ours[0] - plain[0]).abs().max()))
+        out["hooks"].append(worst)
+        out["edit_effect"].append(effect)
     return out
 
 
@@ -132,6 +159,13 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
             diffs.append(float((local - remote).abs().max()))
             sizes.append((client.last_response_bytes, 4 * -(-remote.numel() * remote.element_size() // 3)))
             ids.append(client.last_meta["weights_id"])
+        kw: dict[str, Any] = {"edit_layer": 2, "scale": 0.0, "position": SEQ_LEN - 1}
+        local = graph_grads(model, data.clean, data.answer, **kw)
+        diffs.append(
+            float((local - graph_grads(model, data.clean, data.answer, backend=client, **kw)).abs().max())
+        )
+        ids.append(client.last_meta["weights_id"])
+        grad_untouched = all(p.grad is None for p in model.parameters())
 
         def job(i: int) -> float:
             c = RemoteBackend(server.url, "k", secret, "gpt2")
@@ -146,7 +180,8 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
         wall = time.perf_counter() - t0
         done = server.jobs_done
     return {"max_abs_diff": max(diffs), "sizes": sizes, "weights_ids": len(set(ids)), "latencies": latencies,
-            "jobs_per_s": config.remote_jobs / wall, "jobs_done": done}  # fmt: skip
+            "jobs_per_s": config.remote_jobs / wall, "jobs_done": done,
+            "params_grad_untouched": grad_untouched}  # fmt: skip
 
 
 @torch_threads(1)  # tiny models: one thread is fastest, and timings are single-threaded by design
@@ -154,13 +189,14 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """The whole reproduction; claims judged in :mod:`claims`."""
     check_seed(seed)
     exact = exactness(config, seed, device)
+    grads = gradients(config, seed, device)
     heat = heatmap(config, seed, device)
     model, data = heat.pop("model"), heat.pop("data")
     times = timings(config, model, data, device) if config.timing else {}
     remote = remote_checks(config, model, data)
     if not config.timing:  # latencies are wall-clock: left out where a run must repeat exactly
         remote = {k: v for k, v in remote.items() if k not in ("latencies", "jobs_per_s")}
-    records = {"exact": exact, "heat": heat, "times": times, "remote": remote}
+    records = {"exact": exact, "grads": grads, "heat": heat, "times": times, "remote": remote}
     return Report(
         metrics=records,
         claims=claims(records, config),
