@@ -10,6 +10,9 @@ open; reached later, it raises the ordering error. After the forward, a node tha
 "never executed", naming the module it waited for. Hooks are removed in ``finally``. Values are dropped
 after their last consumer unless saved, so memory is bounded by what is live in the user's code.
 
+A ``stop`` node ends the forward when its stream reaches it (raised from inside the hook, caught here):
+modules after it never run; nodes of other invokes still waiting then raise "never executed".
+
 Gradients: a ``backward(loss)`` node makes the whole forward run with autograd on and, when reached,
 registers ``Tensor.register_hook`` on every tensor whose ``grad`` its block reads or sets (for a getter: the
 module's full output, the gradient then sliced to the invoke's rows), and runs
@@ -36,6 +39,10 @@ __all__ = ["JobTimeout", "batch_inputs", "execute"]
 
 
 _GRAD_USERS = ("grad", "set_grad")
+
+
+class _Stop(Exception):
+    """Raised by a ``stop`` node inside a hook: ends the forward early (caught by :func:`execute`)."""
 
 
 class JobTimeout(RuntimeError):
@@ -162,6 +169,9 @@ class _Run:
                     self.done.add(node.id)
                     self.values[node.id] = None  # a backward has no value; its grad nodes refer to it
                     self.backward(node)
+                elif node.kind == "apply" and node.op == "stop":
+                    self.done.add(node.id)
+                    raise _Stop
                 elif node.kind == "apply" and node.op != "grad":
                     self.values[node.id] = self.apply(node)
                 elif node.kind == "set":
@@ -408,9 +418,12 @@ def execute(
             handles.append(module.register_forward_hook(post, with_kwargs=True))
         # Autograd only when the graph runs a backward: otherwise no graph of the forward is kept.
         with torch.enable_grad() if run.grad_mode else torch.no_grad():
-            run.advance()  # nodes that need no hook (constants only)
-            model(batch_inputs(inputs), **dict(forward_kwargs or {}))
-            run.advance()
+            try:
+                run.advance()  # nodes that need no hook (constants only)
+                model(batch_inputs(inputs), **dict(forward_kwargs or {}))
+                run.advance()
+            except _Stop:  # a stop node: the rest of the forward is skipped
+                pass
         if run.pending():
             raise GraphError(_never_ran(run))
     finally:

@@ -95,6 +95,8 @@ class Graph:
             _check_node(i, node, module_names)
             if node.kind == "apply" and node.op in ("backward", "grad", "set_grad"):
                 _check_grad_node(i, node, self.nodes)
+            if node.kind == "apply" and node.op == "stop" and (node.args or node.kwargs):
+                raise GraphError(f"node {i}: stop takes no arguments")
         if not isinstance(self.saves, Mapping):
             raise GraphError(f"saves must map names to node ids, got {type(self.saves).__name__}")
         for name, target in self.saves.items():

@@ -76,7 +76,8 @@ ALLOWED_OPS: dict[str, Callable[..., Any]] = {
 #: ``backward(loss)`` runs autograd from a scalar traced value; ``grad(target, backward)`` is the gradient
 #: reaching ``target`` in that backward; ``set_grad(target, backward, value)`` replaces it (the edit is
 #: what flows on to earlier tensors).
-EXECUTOR_OPS = frozenset({"setitem", "call_module", "backward", "grad", "set_grad"})
+#: ``stop()`` ends the forward where it is reached (the early exit: later modules never run).
+EXECUTOR_OPS = frozenset({"setitem", "call_module", "backward", "grad", "set_grad", "stop"})
 
 #: The ops that only make sense inside a backward pass (the wire format caps how many backwards a job has).
 GRAD_OPS = frozenset({"backward", "grad", "set_grad"})

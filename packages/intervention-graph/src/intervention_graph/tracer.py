@@ -417,6 +417,11 @@ class Tracer:
         bw = self._backward_ref("setting `.grad`")
         self.add(kind="apply", op="set_grad", args=(self.lift(target), bw, self.lift(value)), kwargs={})
 
+    def stop(self) -> None:
+        """End the forward here: once this invoke's earlier nodes have run, the later modules are skipped
+        (an early exit after the last module the trace needs)."""
+        self.add(kind="apply", op="stop", args=(), kwargs={})
+
     def save(self, proxy: Proxy, name: str | None) -> Saved:
         self.check_open()
         name = name if name is not None else f"save{len(self.saves)}"

@@ -19,6 +19,7 @@ from intervention_graph.models import ANSWER_POSITION, SEQ_LEN, copy_pairs, tiny
 from intervention_graph.remote import RemoteBackend, serve
 from intervention_graph.reproduce.claims import claims
 from intervention_graph.reproduce.config import Config
+from intervention_graph.reproduce.curves import client_curve, payload_curve
 from intervention_graph.reproduce.tables import tables
 from intervention_graph.tracer import wrap
 
@@ -143,7 +144,20 @@ def timings(config: Config, model: torch.nn.Module, data: Any, device: str) -> d
         return h.value
 
     t_plain, t_trace = abab(plain, trace, config.fixed_reps)
-    return {"sweep_ours_s": t_ours, "sweep_hooks_s": t_hooks, "plain_s": t_plain, "trace_s": t_trace}
+
+    def first(stop: bool) -> Callable[[], Any]:
+        def go() -> Any:
+            with m.trace(ids) as tr:
+                h = m.transformer.h[0].output.save()
+                if stop:
+                    tr.stop()  # early exit: blocks 1-3, ln_f and lm_head never run
+            return h.value
+
+        return go
+
+    t_full0, t_stop = abab(first(False), first(True), config.fixed_reps)
+    return {"sweep_ours_s": t_ours, "sweep_hooks_s": t_hooks, "plain_s": t_plain, "trace_s": t_trace,
+            "block0_s": t_full0, "block0_stop_s": t_stop}  # fmt: skip
 
 
 def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str, Any]:
@@ -196,7 +210,18 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     remote = remote_checks(config, model, data)
     if not config.timing:  # latencies are wall-clock: left out where a run must repeat exactly
         remote = {k: v for k, v in remote.items() if k not in ("latencies", "jobs_per_s")}
-    records = {"exact": exact, "grads": grads, "heat": heat, "times": times, "remote": remote}
+    curves = {
+        "payload": payload_curve(model, config.payload_mb) if config.payload_mb else [],
+        "clients": client_curve(model, data, config.client_counts) if config.client_counts else [],
+    }
+    records = {
+        "exact": exact,
+        "grads": grads,
+        "heat": heat,
+        "times": times,
+        "remote": remote,
+        "curves": curves,
+    }
     return Report(
         metrics=records,
         claims=claims(records, config),
