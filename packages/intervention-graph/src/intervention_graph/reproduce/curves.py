@@ -27,7 +27,7 @@ def _big_save(model: torch.nn.Module, ids: torch.Tensor, n: int, backend: Any) -
     m = wrap(model)
     per = ids.shape[0] * ids.shape[1] * int(model.config.vocab_size)  # type: ignore[union-attr, arg-type]
     with m.trace(ids, backend=backend):
-        flat = m.lm_head.output.reshape(-1)
+        flat = m.lm_head.output.flatten()
         big = torch.cat([flat] * -(-n // per))[:n].save()  # type: ignore[attr-defined]
     return big.value
 
