@@ -174,12 +174,18 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
             sizes.append((client.last_response_bytes, 4 * -(-remote.numel() * remote.element_size() // 3)))
             ids.append(client.last_meta["weights_id"])
         kw: dict[str, Any] = {"edit_layer": 2, "scale": 0.0, "position": SEQ_LEN - 1}
+        # the trained model keeps its training's last .grad: the gradient jobs must leave it as it was
+        before = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
         local = graph_grads(model, data.clean, data.answer, **kw)
         diffs.append(
             float((local - graph_grads(model, data.clean, data.answer, backend=client, **kw)).abs().max())
         )
         ids.append(client.last_meta["weights_id"])
-        grad_untouched = all(p.grad is None for p in model.parameters())
+        after = [p.grad for p in model.parameters()]
+        grad_untouched = all(
+            (b is None and a is None) or (b is not None and a is not None and torch.equal(b, a))
+            for b, a in zip(before, after, strict=True)
+        )
 
         def job(i: int) -> float:
             c = RemoteBackend(server.url, "k", secret, "gpt2")
