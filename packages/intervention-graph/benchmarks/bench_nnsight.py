@@ -8,7 +8,12 @@ after one warm-up, interleaved (ours, hooks, nnsight) for ``REPS`` rounds, media
   invokes; nnsight: one invoke on the concatenated batch, since its plain ``NNsight`` wrapper cannot batch
   invokes; hooks: one hook on the same batch);
 - ``read``: one trace saving one block output of a 64 x 16 batch (the fixed overhead);
-- ``many``: one trace with 100 saved getters (4 blocks x 25 slices).
+- ``many``: one trace with 100 saved getters (4 blocks x 25 slices);
+- ``grad``: one forward + backward of 32 prompts reading the gradient of all 4 block outputs, block 2's
+  gradient zeroed at the final position on its way down (ours: ``with loss.backward():`` in a trace;
+  nnsight 0.8.1: the same code, its ``with loss.backward():``; hooks: ``retain_grad``/``register_hook``
+  and ``loss.backward()``). Autograd is on for all three; nnsight and the hooks call ``Tensor.backward``
+  (the parameters' ``.grad`` is filled, then cleared), ours ``torch.autograd.grad`` on the block outputs.
 
 Results are checked equal (max |diff| to hooks) before timing. Prints one table and the ratios.
 """
@@ -20,6 +25,7 @@ import time
 import numpy as np
 import torch
 from intervention_graph import copy_pairs, tiny_gpt2, wrap
+from intervention_graph.gradients import graph_grads, hook_grads
 from intervention_graph.methods import hook_task
 
 REPS = 15
@@ -97,6 +103,21 @@ def hooks_many(model, ids):
     return torch.stack(seen)
 
 
+def nn_grad(nm, model, ids, answers, mask):
+    saves = []  # created outside the block: nnsight runs the block's code in its own frame
+    with nm.trace(ids):
+        outs = [nm.transformer.h[i].output for i in range(4)]
+        logp = nm.lm_head.output[:, -1].log_softmax(-1)
+        loss = logp.gather(1, answers[:, None]).sum()
+        with loss.backward():
+            for i in (3, 2, 1, 0):  # gradients arrive last block first
+                saves.append(outs[i].grad.save())
+                if i == 2:
+                    outs[i].grad = outs[i].grad * mask
+    model.zero_grad(set_to_none=True)  # Tensor.backward filled the parameters' .grad
+    return torch.stack(saves[::-1])
+
+
 def no_grad(fn):
     """nnsight runs the model with autograd on; ours and the hooks run under no_grad: level the field."""
 
@@ -140,6 +161,14 @@ def main() -> None:
             no_grad(lambda: nn_many(nm, ids)),
         ),
     }
+    mask = torch.ones(16, 1)
+    mask[15] = 0.0
+    grad_kw = {"edit_layer": 2, "scale": 0.0, "position": 15}
+    work["grad"] = (
+        lambda: graph_grads(model, pairs.clean, pairs.answer, **grad_kw),
+        lambda: hook_grads(model, pairs.clean, pairs.answer, **grad_kw),
+        lambda: nn_grad(nm, model, pairs.clean, pairs.answer, mask),
+    )
     print(f"nnsight {nnsight.__version__}, torch {torch.__version__}, 1 thread, {REPS} interleaved reps")
     print(
         "| workload | ours ms | hooks ms | nnsight ms | ours/hooks | nnsight/hooks | ours-hooks |"

@@ -206,3 +206,25 @@ def test_serve_and_client_check_their_arguments() -> None:
         RemoteBackend("http://127.0.0.1:1", "k", SECRET, "net", timeout=0)
     with pytest.raises(TypeError, match="secret"):
         RemoteBackend("http://127.0.0.1:1", "k", "s", "net")  # type: ignore[arg-type]
+
+
+def _grad_trace(m, backend, backwards: int = 1):
+    with m.trace(X, backend=backend):
+        a, t = m[0].output, m[1].output
+        loss = (m[3].output ** 2).sum()
+        for _ in range(backwards):
+            with loss.backward():
+                t.grad = t.grad * 0.5
+                g = a.grad.save()
+    return g.value
+
+
+def test_gradient_jobs_run_remotely_exactly_and_backwards_are_capped(hosted) -> None:
+    net, server = hosted
+    client = RemoteBackend(server.url, "k", SECRET, "net")
+    m = wrap(net)
+    local, remote = _grad_trace(m, None), _grad_trace(m, client)
+    assert torch.equal(local, remote) and local.abs().sum() > 0
+    assert all(p.grad is None for p in net.parameters())  # the shared model's .grad stays untouched
+    with pytest.raises(RemoteError, match=r"400.*limit: backward"):
+        _grad_trace(m, client, backwards=2)

@@ -192,3 +192,34 @@ def test_graph_validation_names_the_node() -> None:
         Graph((Node(0, "get", module="x.y"),), {}).validate(frozenset({"", "a"}))
     with pytest.raises(GraphError, match="refers to node"):
         Graph((Node(0, "get", module="a"),), {"s": 3}).validate()
+
+
+def _stopped_after_b(m) -> tuple:
+    with m.trace(X) as tr:
+        a, b0 = m.a.output.save(), m.b.output.save()
+        tr.stop()
+    return a.value, b0.value
+
+
+def test_stop_skips_the_later_modules_and_keeps_the_saves(net: Net) -> None:
+    calls: list[int] = []
+    handle = net.c.register_forward_hook(lambda *args: calls.append(1))
+    try:
+        a, b0 = _stopped_after_b(wrap(net))
+    finally:
+        handle.remove()
+    plain = hooked(net, X, {})
+    assert calls == [] and torch.equal(a, plain["a"]) and torch.equal(b0, plain["b0"])
+    assert not net.a._forward_hooks and not net.b._forward_pre_hooks
+
+
+def _save_after_stop(m) -> None:
+    with m.trace(X) as tr:
+        tr.stop()
+        m.c.output.save()
+
+
+def test_a_node_after_a_stop_never_executes(net: Net) -> None:
+    with pytest.raises(GraphError, match="never executed"):
+        _save_after_stop(wrap(net))
+    assert not net.c._forward_hooks

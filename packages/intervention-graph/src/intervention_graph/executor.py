@@ -9,6 +9,18 @@ A set node (or an in-place ``setitem`` through a view of the value) must run whi
 open; reached later, it raises the ordering error. After the forward, a node that never ran raises
 "never executed", naming the module it waited for. Hooks are removed in ``finally``. Values are dropped
 after their last consumer unless saved, so memory is bounded by what is live in the user's code.
+
+A ``stop`` node ends the forward when its stream reaches it (raised from inside the hook, caught here):
+modules after it never run; nodes of other invokes still waiting then raise "never executed".
+
+Gradients: a ``backward(loss)`` node makes the whole forward run with autograd on and, when reached,
+registers ``Tensor.register_hook`` on every tensor whose ``grad`` its block reads or sets (for a getter: the
+module's full output, the gradient then sliced to the invoke's rows), and runs
+``torch.autograd.grad(loss, those tensors)``. Each hook binds the arriving gradient (a clone: autograd may
+hand one buffer to several tensors) to the ``grad`` nodes and advances the streams; a ``set_grad`` (or an
+in-place ``setitem`` on a gradient view) run while that hook is open becomes the gradient that flows on.
+``autograd.grad`` rather than ``backward`` leaves the parameters' ``.grad`` untouched (a hosted model is
+shared), and saved values come back detached.
 """
 
 from __future__ import annotations
@@ -24,6 +36,13 @@ from intervention_graph.graph import Graph, GraphError, Node, Ref, refs_in
 from intervention_graph.ops import ALLOWED_OPS, VIEW_OPS
 
 __all__ = ["JobTimeout", "batch_inputs", "execute"]
+
+
+_GRAD_USERS = ("grad", "set_grad")
+
+
+class _Stop(Exception):
+    """Raised by a ``stop`` node inside a hook: ends the forward early (caught by :func:`execute`)."""
 
 
 class JobTimeout(RuntimeError):
@@ -82,6 +101,7 @@ class _Run:
         self.done: set[int] = set()
         self.calls: dict[tuple[str, str], int] = {}
         self.open_key: tuple[str, str, int] | None = None
+        self.current: Any = None
         self.replacement: Any = None
         self.replaced = False
         self.saved = set(graph.saves.values())
@@ -92,6 +112,13 @@ class _Run:
                 self.consumers[ref.id] += 1
         self.modules = dict(model.named_modules())
         self.in_module_call = False
+        backwards = [n.id for n in self.nodes if n.kind == "apply" and n.op == "backward"]
+        self.grad_mode = bool(backwards)
+        self.last_backward = max(backwards, default=-1)
+        # getters whose gradient some node asks for: keep their unsliced value until the backward hooks it
+        self.grad_targets = {n.args[0].id for n in self.nodes if n.kind == "apply" and n.op in _GRAD_USERS}
+        self.full: dict[int, Any] = {}
+        self.grad_rows: dict[int, tuple[int, int] | None] = {}
 
     # --- values --------------------------------------------------------------------------------------
 
@@ -117,7 +144,7 @@ class _Run:
     # --- running nodes -------------------------------------------------------------------------------
 
     def ready(self, node: Node) -> bool:
-        if node.kind == "get":
+        if node.kind == "get" or node.op == "grad":  # bound by a forward / gradient hook
             return node.id in self.values
         return all(ref.id in self.done for ref in refs_in((node.args, node.kwargs)))
 
@@ -131,15 +158,26 @@ class _Run:
         while progress:
             progress = False
             for node in self.pending():
+                ids = self.streams[node.invoke]
+                # a backward run inside this loop advances the streams itself: skip what it already ran
+                if self.pos[node.invoke] >= len(ids) or ids[self.pos[node.invoke]] != node.id:
+                    continue
                 if not self.ready(node):
                     continue
-                if node.kind == "apply":
+                self.pos[node.invoke] += 1
+                if node.kind == "apply" and node.op == "backward":
+                    self.done.add(node.id)
+                    self.values[node.id] = None  # a backward has no value; its grad nodes refer to it
+                    self.backward(node)
+                elif node.kind == "apply" and node.op == "stop":
+                    self.done.add(node.id)
+                    raise _Stop
+                elif node.kind == "apply" and node.op != "grad":
                     self.values[node.id] = self.apply(node)
                 elif node.kind == "set":
                     self.set(node)
                 self.done.add(node.id)
                 self.release(node)
-                self.pos[node.invoke] += 1
                 progress = True
 
     def where(self, node: Node) -> str:
@@ -151,6 +189,8 @@ class _Run:
             return self.setitem(node, *args)
         if node.op == "call_module":
             return self.call_module(node, args, kwargs)
+        if node.op == "set_grad":
+            return self.set_grad(node, args[2])
         try:
             out = ALLOWED_OPS[node.op](*args, **kwargs)
         except (RuntimeError, TypeError, ValueError, IndexError) as err:
@@ -160,6 +200,11 @@ class _Run:
         return out
 
     def check_open(self, node: Node, key: tuple[str, str, int] | None) -> None:
+        if key is not None and key != self.open_key and key[1] == "grad":
+            raise GraphError(
+                f"ordering error: {self.where(node)} edits the gradient of {key[0]} after the backward pass "
+                "had passed it; gradients arrive in reverse forward order, so edit later modules' first"
+            )
         if key is not None and key != self.open_key:
             module, io, call = key
             raise GraphError(
@@ -219,6 +264,78 @@ class _Run:
         finally:
             self.in_module_call = False
 
+    # --- backward ------------------------------------------------------------------------------------
+
+    def backward(self, node: Node) -> None:
+        """Hook the tensors whose gradients this backward's nodes use, then run autograd from the loss."""
+        loss = self.resolve(node.args[0])
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1 or not loss.requires_grad:
+            what = f"a {type(loss).__name__}" if not isinstance(loss, torch.Tensor) else (
+                f"a tensor of shape {tuple(loss.shape)}, requires_grad={loss.requires_grad}")  # fmt: skip
+            raise GraphError(f"{self.where(node)}: backward needs a one-element tensor that requires grad "
+                             f"(a model whose parameters require grad), got {what}")  # fmt: skip
+        bw = Ref(node.id)
+        targets = sorted({n.args[0].id for n in self.nodes if n.op in _GRAD_USERS and n.args[1] == bw})
+        handles, tensors = [], []
+        try:
+            for t in targets:
+                if t not in self.full and t not in self.values:
+                    raise GraphError(
+                        f"{self.where(node)}: node {t} has no value yet when the backward runs (its module "
+                        "runs after the loss); take .grad of earlier values"
+                    )
+                tensor = self.full.pop(t, self.values.get(t))
+                if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
+                    raise GraphError(
+                        f"{self.where(node)}: node {t}'s value is not a tensor that requires grad, so it has "
+                        "no gradient (take .grad of a module's tensor output or input)"
+                    )
+                self.grad_rows[t] = self.nodes[t].rows if self.nodes[t].kind == "get" else None
+                handles.append(tensor.register_hook(self.grad_hook(node.id, t)))
+                tensors.append(tensor)
+            torch.autograd.grad(loss, tensors, allow_unused=True, retain_graph=node.id < self.last_backward)
+        except RuntimeError as err:
+            if isinstance(err, JobTimeout):
+                raise
+            raise GraphError(f"{self.where(node)} failed: {type(err).__name__}: {err}") from None
+        finally:
+            for h in handles:
+                h.remove()
+
+    def grad_hook(self, bw: int, target: int) -> Callable[[torch.Tensor], torch.Tensor]:
+        key = (f"node {target}", "grad", bw)
+        users = [n for n in self.nodes if n.op == "grad" and n.args[0].id == target and n.args[1].id == bw]
+
+        def hook(grad: torch.Tensor) -> torch.Tensor:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise JobTimeout("the job ran past its time limit")
+            # the backward may run inside a forward hook: keep that hook's state
+            outer = (self.open_key, self.current, self.replaced, self.replacement)
+            g = grad.clone()
+            self.open_key, self.current, self.replaced, self.replacement = key, g, False, None
+            for n in users:
+                self.values[n.id] = _rows(g, self.grad_rows[target])
+                self.source[n.id] = key
+                self.done.add(n.id)
+            try:
+                self.advance()
+                return self.replacement if self.replaced else g
+            finally:
+                self.open_key, self.current, self.replaced, self.replacement = outer
+
+        return hook
+
+    def set_grad(self, node: Node, new: Any) -> None:
+        target = node.args[0].id
+        self.check_open(node, (f"node {target}", "grad", node.args[1].id))
+        full, rows = (self.replacement if self.replaced else self.current), self.grad_rows[target]
+        if rows is None and (not isinstance(new, torch.Tensor) or new.shape != full.shape):
+            shape = tuple(new.shape) if isinstance(new, torch.Tensor) else type(new).__name__
+            raise GraphError(f"{self.where(node)}: the new gradient has shape {shape}, the tensor has "
+                             f"{tuple(full.shape)}")  # fmt: skip
+        self.replacement = _write_rows(full, rows, new, self.where(node)) if rows else new.to(full.dtype)
+        self.replaced = True
+
     # --- hooks ---------------------------------------------------------------------------------------
 
     def fire(self, module: str, io: str, value: Any) -> Any:
@@ -238,6 +355,8 @@ class _Run:
         self.open_key, self.current, self.replaced, self.replacement = key, value, False, None
         for g in getters:
             self.values[g.id] = self.view(g, value)
+            if g.id in self.grad_targets:
+                self.full[g.id] = self.view(Node(id=g.id, kind="get", io=g.io), value)
             self.source[g.id] = key
             self.done.add(g.id)
         try:
@@ -277,7 +396,8 @@ def execute(
 
     Args:
         graph: the intervention graph (validated here against the model's module paths).
-        model: any ``nn.Module``; called as ``model(batch, **forward_kwargs)`` under ``torch.no_grad``.
+        model: any ``nn.Module``; called as ``model(batch, **forward_kwargs)`` under ``torch.no_grad``
+            (with autograd on when the graph has a ``backward`` node).
         inputs: one tensor per invoke, ``(rows_i, ...)``; the get/set rows index the concatenation.
         deadline: a ``time.monotonic()`` value; a hook firing after it raises :class:`JobTimeout`.
 
@@ -296,20 +416,38 @@ def execute(
             module = run.modules[name]
             handles.append(module.register_forward_pre_hook(pre, with_kwargs=True))
             handles.append(module.register_forward_hook(post, with_kwargs=True))
-        run.advance()  # nodes that need no hook (constants only)
-        with torch.no_grad():
-            model(batch_inputs(inputs), **dict(forward_kwargs or {}))
-        run.advance()
+        # Autograd only when the graph runs a backward: otherwise no graph of the forward is kept.
+        with torch.enable_grad() if run.grad_mode else torch.no_grad():
+            try:
+                run.advance()  # nodes that need no hook (constants only)
+                model(batch_inputs(inputs), **dict(forward_kwargs or {}))
+                run.advance()
+            except _Stop:  # a stop node: the rest of the forward is skipped
+                pass
         if run.pending():
             raise GraphError(_never_ran(run))
     finally:
         for h in handles:
             h.remove()
-    return {name: run.values[i] for name, i in graph.saves.items()}
+    saved = {name: run.values[i] for name, i in graph.saves.items()}
+    return {k: _detached(v) for k, v in saved.items()} if run.grad_mode else saved
+
+
+def _detached(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_detached(v) for v in value)
+    return value
 
 
 def _never_ran(run: _Run) -> str:
     node = min(run.pending(), key=lambda n: n.id)
+    if node.op == "grad":
+        target, bw = node.args[0].id, node.args[1].id
+        reached = "never ran" if bw not in run.done else "did not reach it (the loss does not depend on it)"
+        return (f"{run.where(node)} never executed: it waits for the gradient of node {target}, but the "
+                f"backward of node {bw} {reached}")  # fmt: skip
     waiting = next((n for n in run.nodes[node.id :] if n.kind == "get" and n.id not in run.done), node)
     module, io, call = waiting.key
     seen = run.calls.get((module, io), 0)

@@ -93,6 +93,10 @@ class Graph:
         ``named_modules`` paths) also check that every get/set names an existing module."""
         for i, node in enumerate(self.nodes):
             _check_node(i, node, module_names)
+            if node.kind == "apply" and node.op in ("backward", "grad", "set_grad"):
+                _check_grad_node(i, node, self.nodes)
+            if node.kind == "apply" and node.op == "stop" and (node.args or node.kwargs):
+                raise GraphError(f"node {i}: stop takes no arguments")
         if not isinstance(self.saves, Mapping):
             raise GraphError(f"saves must map names to node ids, got {type(self.saves).__name__}")
         for name, target in self.saves.items():
@@ -107,6 +111,20 @@ class Graph:
     def modules(self) -> frozenset[str]:
         """The module paths that some get/set node references (only these get hooks)."""
         return frozenset(n.module for n in self.nodes if n.kind in ("get", "set"))
+
+
+def _check_grad_node(i: int, node: Node, nodes: tuple[Node, ...]) -> None:
+    """``backward(loss)``, ``grad(target, backward)``, ``set_grad(target, backward, value)``."""
+    arity = {"backward": 1, "grad": 2, "set_grad": 3}[node.op]
+    if len(node.args) != arity or node.kwargs:
+        raise GraphError(f"node {i}: {node.op} takes {arity} positional argument(s) and no keywords")
+    if not isinstance(node.args[0], Ref):
+        raise GraphError(f"node {i}: the first argument of {node.op} must be a reference to a traced value")
+    if node.op == "backward":
+        return
+    bw = node.args[1]
+    if not isinstance(bw, Ref) or nodes[bw.id].kind != "apply" or nodes[bw.id].op != "backward":
+        raise GraphError(f"node {i}: the second argument of {node.op} must refer to a backward node")
 
 
 def _check_node(i: int, node: Node, module_names: frozenset[str] | None) -> None:

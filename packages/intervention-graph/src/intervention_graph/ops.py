@@ -5,7 +5,8 @@ tensor arithmetic, indexing, reductions and shape changes: none reads files, imp
 bound from a client number alone, or calls back into Python code named by the client. ``setitem``
 (an in-place write, the recorded form of ``proxy[idx] = value``) and ``call_module`` (run one of the
 hosted model's own submodules, e.g. ``ln_f`` and ``lm_head`` for a logit lens) are executed by the
-executor itself, because they need the live model.
+executor itself, because they need the live model; so are the three gradient ops (``backward``, ``grad``,
+``set_grad``), which hook the autograd pass of a traced scalar.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["ALLOWED_OPS", "EXECUTOR_OPS", "TORCH_FUNCTIONS", "VIEW_OPS", "is_allowed"]
+__all__ = ["ALLOWED_OPS", "EXECUTOR_OPS", "GRAD_OPS", "TORCH_FUNCTIONS", "VIEW_OPS", "is_allowed"]
 
 
 def _to(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -71,8 +72,15 @@ ALLOWED_OPS: dict[str, Callable[..., Any]] = {
     "to": _to,
 }
 
-#: Run by the executor (they need the live model or write into a live tensor).
-EXECUTOR_OPS = frozenset({"setitem", "call_module"})
+#: Run by the executor (they need the live model, write into a live tensor, or drive the backward pass):
+#: ``backward(loss)`` runs autograd from a scalar traced value; ``grad(target, backward)`` is the gradient
+#: reaching ``target`` in that backward; ``set_grad(target, backward, value)`` replaces it (the edit is
+#: what flows on to earlier tensors).
+#: ``stop()`` ends the forward where it is reached (the early exit: later modules never run).
+EXECUTOR_OPS = frozenset({"setitem", "call_module", "backward", "grad", "set_grad", "stop"})
+
+#: The ops that only make sense inside a backward pass (the wire format caps how many backwards a job has).
+GRAD_OPS = frozenset({"backward", "grad", "set_grad"})
 
 #: Ops whose result shares storage with their first argument: an in-place write through them edits the
 #: value they came from, so the executor traces them back to the module output they view.

@@ -59,6 +59,7 @@ class Limits:
     replay_window_s: float = 300.0
     max_connections: int = 32
     request_timeout: float = 30.0
+    max_backward: int = 1  # backward passes per job (each keeps the forward's autograd graph alive)
 
 
 def sign(secret: bytes, method: str, path: str, timestamp: str, nonce: str, body: bytes) -> str:
@@ -145,7 +146,9 @@ def serve(
     auth = _Auth(keys, limits.replay_window_s)
     locks = {name: threading.Lock() for name in models}
     names = {name: frozenset(dict(m.named_modules())) for name, m in models.items()}
-    wire = WireLimits(max_nodes=limits.max_nodes, max_tensor_bytes=limits.max_body_bytes)
+    wire = WireLimits(
+        max_nodes=limits.max_nodes, max_tensor_bytes=limits.max_body_bytes, max_backward=limits.max_backward
+    )
     state: dict[str, GraphServer] = {}
 
     def app(req: Request) -> tuple[int, dict[str, Any]]:

@@ -10,7 +10,9 @@ one of the tagged objects ``{"ref": id}``, ``{"tensor": {"dtype", "shape", "data
 little-endian bytes, so NaN/Inf travel exactly), ``{"tuple": [...]}``, ``{"slice": [start, stop, step]}``,
 ``{"ellipsis": true}``, ``{"dtype": name}``, ``{"float": "nan"|"inf"|"-inf"}`` or ``{"dict": {...}}``.
 Anything else — a lambda, an open file, a custom object — is refused by :func:`to_json` on the client,
-and an unknown tag, field or dtype by :func:`from_json` on the server.
+and an unknown tag, field or dtype by :func:`from_json` on the server. Gradient access travels as three
+allow-listed ``apply`` ops (``backward``, ``grad``, ``set_grad``) whose args are references; a job may run
+at most ``WireLimits.max_backward`` backward passes.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class WireLimits:
     max_nodes: int = 100_000
     max_tensor_bytes: int = 48 * 2**20  # all tensors of one job together (inside a 64 MiB body)
     max_depth: int = 32  # nesting of tagged values
+    # a backward keeps the whole forward's autograd graph alive and costs about two forwards: cap them
+    max_backward: int = 1
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,11 @@ def _graph_from(obj: dict[str, Any], limits: WireLimits, budget: list[int]) -> G
     if not isinstance(saves, dict):
         raise GraphError("'saves' must map names to node ids")
     graph = Graph(tuple(_decode_node(n, budget, limits.max_depth) for n in nodes), dict(saves))
+    backwards = sum(n.kind == "apply" and n.op == "backward" for n in graph.nodes)
+    if backwards > limits.max_backward:
+        raise GraphError(
+            f"the graph runs {backwards} backward passes; at most {limits.max_backward} (limit: backward)"
+        )
     return graph.validate()
 
 

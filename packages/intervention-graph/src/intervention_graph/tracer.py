@@ -10,6 +10,10 @@ whose ``.value`` is filled then. ``tr.invoke(x)`` adds a batch to the same forwa
 writes inside it see only its rows. A Proxy has no value while tracing, so Python control flow on it
 (``if proxy > 0``), ``len``, iteration or conversion raise TypeError; used after its trace it raises
 RuntimeError.
+
+Gradients (as in nnsight 0.8): ``with loss.backward():`` on a traced scalar opens a backward block; inside
+it ``h.grad`` is the gradient reaching an earlier traced tensor ``h`` and ``h.grad = value`` replaces it for
+the rest of the backward pass. Gradients arrive in reverse forward order, so edits go later layers first.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from intervention_graph.executor import execute
 from intervention_graph.graph import Graph, GraphError, Node, Ref
 from intervention_graph.ops import ALLOWED_OPS, TORCH_FUNCTIONS
 
-__all__ = ["Backend", "Envoy", "LocalBackend", "Proxy", "Saved", "Tracer", "wrap"]
+__all__ = ["Backend", "BackwardBlock", "Envoy", "LocalBackend", "Proxy", "Saved", "Tracer", "wrap"]
 
 
 class Backend(Protocol):
@@ -83,6 +87,19 @@ class Proxy:
     def save(self, name: str | None = None) -> Saved:
         """Mark this value to be returned; its handle's ``.value`` is filled when the trace has run."""
         return self.tracer.save(self, name)
+
+    @property
+    def grad(self) -> Proxy:
+        """The gradient reaching this value in the enclosing ``with loss.backward():`` block."""
+        return self.tracer.grad(self)
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        self.tracer.set_grad(self, value)
+
+    def backward(self) -> BackwardBlock:
+        """Record a backward pass from this (one-element) value; use as ``with loss.backward(): ...``."""
+        return self.tracer.backward(self)
 
     # Python operators
     def __add__(self, o: Any) -> Proxy:
@@ -178,6 +195,22 @@ def _flat(value: Any) -> Iterator[Any]:
             yield from _flat(v)
     else:
         yield value
+
+
+class BackwardBlock:
+    """The ``with loss.backward():`` block: inside it ``.grad`` reads and writes refer to this backward."""
+
+    def __init__(self, tracer: Tracer, node_id: int) -> None:
+        self.tracer, self.node_id = tracer, node_id
+
+    def __enter__(self) -> BackwardBlock:
+        if self.tracer.backward_id is not None:
+            raise RuntimeError("backward blocks do not nest")
+        self.tracer.backward_id = self.node_id
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.tracer.backward_id = None
 
 
 class Envoy:
@@ -285,6 +318,7 @@ class Tracer:
         self.stream = 0
         self.open = False
         self.graph: Graph | None = None
+        self.backward_id: int | None = None
         self._first = inputs
 
     # --- context ---------------------------------------------------------------------------------------
@@ -365,6 +399,28 @@ class Tracer:
         self.add(
             kind="set", module=envoy.path, io=io, call=envoy.call, rows=self.rows, args=(self.lift(value),)
         )
+
+    def backward(self, loss: Proxy) -> BackwardBlock:
+        return BackwardBlock(self, self.apply("backward", (loss,), {}).node_id)
+
+    def _backward_ref(self, what: str) -> Ref:
+        self.check_open()
+        if self.backward_id is None:
+            raise RuntimeError(f"{what} exists only inside a backward block: `with loss.backward(): ...`")
+        return Ref(self.backward_id)
+
+    def grad(self, target: Proxy) -> Proxy:
+        bw = self._backward_ref("`.grad`")
+        return self.add(kind="apply", op="grad", args=(self.lift(target), bw), kwargs={})
+
+    def set_grad(self, target: Proxy, value: Any) -> None:
+        bw = self._backward_ref("setting `.grad`")
+        self.add(kind="apply", op="set_grad", args=(self.lift(target), bw, self.lift(value)), kwargs={})
+
+    def stop(self) -> None:
+        """End the forward here: once this invoke's earlier nodes have run, the later modules are skipped
+        (an early exit after the last module the trace needs)."""
+        self.add(kind="apply", op="stop", args=(), kwargs={})
 
     def save(self, proxy: Proxy, name: str | None) -> Saved:
         self.check_open()

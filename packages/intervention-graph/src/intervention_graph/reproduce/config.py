@@ -41,13 +41,15 @@ class Config(Scales):
     timing_batch: int = 64
     remote_clients: int = 4
     remote_jobs: int = 8
+    payload_mb: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)  # spec figure (c): latency vs saved payload
+    client_counts: tuple[int, ...] = (1, 2, 4)  # spec figure (d): jobs/s vs concurrent clients
     timing: bool = True  # False at smoke scale: CPU times differ run to run, and smoke must repeat exactly
     margins: Margins = Margins()
 
     SCALES: ClassVar[ScaleTable] = {
         "quick": {"train_steps": 0, "sweep_layers": 1, "sweep_pairs": 8, "sweep_reps": 3, "remote_clients": 2,
-                  "remote_jobs": 4},
+                  "remote_jobs": 4, "payload_mb": (0.1, 1.0, 10.0), "client_counts": (1, 2)},
         "smoke": {"seeds": 1, "exact_pairs": 2, "train_steps": 0, "sweep_layers": 1, "sweep_pairs": 2,
                   "sweep_reps": 1, "fixed_reps": 3, "timing_batch": 8, "remote_clients": 1, "remote_jobs": 1,
-                  "timing": False},
+                  "payload_mb": (), "client_counts": (), "timing": False},
     }  # fmt: skip

@@ -13,15 +13,17 @@ import numpy as np
 import torch
 from paperkit import Report, check_seed, torch_threads
 
+from intervention_graph.gradients import autograd_grads, graph_grads, hook_grads
 from intervention_graph.methods import METHODS, TASKS, graph_task, hook_task
 from intervention_graph.models import ANSWER_POSITION, SEQ_LEN, copy_pairs, tiny_gpt2, train_copy
 from intervention_graph.remote import RemoteBackend, serve
 from intervention_graph.reproduce.claims import claims
 from intervention_graph.reproduce.config import Config
+from intervention_graph.reproduce.curves import client_curve, payload_curve
 from intervention_graph.reproduce.tables import tables
 from intervention_graph.tracer import wrap
 
-__all__ = ["abab", "exactness", "heatmap", "remote_checks", "run", "timings"]
+__all__ = ["abab", "exactness", "gradients", "heatmap", "remote_checks", "run", "timings"]
 
 
 def exactness(config: Config, seed: int, device: str) -> dict[str, list[float]]:
@@ -41,6 +43,32 @@ def exactness(config: Config, seed: int, device: str) -> dict[str, list[float]]:
                     worst[key] = max(worst[key], float((got - ref).abs().max()))
         for key, value in worst.items():
             out[key].append(value)
+    return out
+
+
+#: (edit layer, scale, position) of the gradient checks: none, a zeroed and a halved block gradient
+GRAD_EDITS: tuple[tuple[int | None, float, int], ...] = ((None, 1.0, 0), (2, 0.0, SEQ_LEN - 1),
+                                                        (1, 0.5, ANSWER_POSITION))  # fmt: skip
+
+
+def gradients(config: Config, seed: int, device: str) -> dict[str, list[float]]:
+    """Per paired seed: max |traced - hand-written| block-output gradients (reads; zero and scale edits),
+    max |traced - autograd.grad| without an edit, and how much each edit moved block 0's gradient."""
+    out: dict[str, list[float]] = {"hooks": [], "autograd": [], "edit_effect": []}
+    for s in range(seed, seed + config.seeds):
+        model = tiny_gpt2(seed=s, device=device, dtype=torch.float64)
+        data = copy_pairs(config.exact_pairs, seed=s, device=device)
+        plain = graph_grads(model, data.clean, data.answer)
+        out["autograd"].append(float((plain - autograd_grads(model, data.clean, data.answer)).abs().max()))
+        worst, effect = 0.0, float("inf")
+        for layer, scale, pos in GRAD_EDITS:
+            kw: dict[str, Any] = {"edit_layer": layer, "scale": scale, "position": pos}
+            ours = graph_grads(model, data.clean, data.answer, **kw)
+            worst = max(worst, float((ours - hook_grads(model, data.clean, data.answer, **kw)).abs().max()))
+            if layer is not None:
+                effect = min(effect, float((ours[0] - plain[0]).abs().max()))
+        out["hooks"].append(worst)
+        out["edit_effect"].append(effect)
     return out
 
 
@@ -116,7 +144,20 @@ def timings(config: Config, model: torch.nn.Module, data: Any, device: str) -> d
         return h.value
 
     t_plain, t_trace = abab(plain, trace, config.fixed_reps)
-    return {"sweep_ours_s": t_ours, "sweep_hooks_s": t_hooks, "plain_s": t_plain, "trace_s": t_trace}
+
+    def first(stop: bool) -> Callable[[], Any]:
+        def go() -> Any:
+            with m.trace(ids) as tr:
+                h = m.transformer.h[0].output.save()
+                if stop:
+                    tr.stop()  # early exit: blocks 1-3, ln_f and lm_head never run
+            return h.value
+
+        return go
+
+    t_full0, t_stop = abab(first(False), first(True), config.fixed_reps)
+    return {"sweep_ours_s": t_ours, "sweep_hooks_s": t_hooks, "plain_s": t_plain, "trace_s": t_trace,
+            "block0_s": t_full0, "block0_stop_s": t_stop}  # fmt: skip
 
 
 def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str, Any]:
@@ -132,6 +173,19 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
             diffs.append(float((local - remote).abs().max()))
             sizes.append((client.last_response_bytes, 4 * -(-remote.numel() * remote.element_size() // 3)))
             ids.append(client.last_meta["weights_id"])
+        kw: dict[str, Any] = {"edit_layer": 2, "scale": 0.0, "position": SEQ_LEN - 1}
+        # the trained model keeps its training's last .grad: the gradient jobs must leave it as it was
+        before = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
+        local = graph_grads(model, data.clean, data.answer, **kw)
+        diffs.append(
+            float((local - graph_grads(model, data.clean, data.answer, backend=client, **kw)).abs().max())
+        )
+        ids.append(client.last_meta["weights_id"])
+        after = [p.grad for p in model.parameters()]
+        grad_untouched = all(
+            (b is None and a is None) or (b is not None and a is not None and torch.equal(b, a))
+            for b, a in zip(before, after, strict=True)
+        )
 
         def job(i: int) -> float:
             c = RemoteBackend(server.url, "k", secret, "gpt2")
@@ -146,7 +200,8 @@ def remote_checks(config: Config, model: torch.nn.Module, data: Any) -> dict[str
         wall = time.perf_counter() - t0
         done = server.jobs_done
     return {"max_abs_diff": max(diffs), "sizes": sizes, "weights_ids": len(set(ids)), "latencies": latencies,
-            "jobs_per_s": config.remote_jobs / wall, "jobs_done": done}  # fmt: skip
+            "jobs_per_s": config.remote_jobs / wall, "jobs_done": done,
+            "params_grad_untouched": grad_untouched}  # fmt: skip
 
 
 @torch_threads(1)  # tiny models: one thread is fastest, and timings are single-threaded by design
@@ -154,13 +209,25 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """The whole reproduction; claims judged in :mod:`claims`."""
     check_seed(seed)
     exact = exactness(config, seed, device)
+    grads = gradients(config, seed, device)
     heat = heatmap(config, seed, device)
     model, data = heat.pop("model"), heat.pop("data")
     times = timings(config, model, data, device) if config.timing else {}
     remote = remote_checks(config, model, data)
     if not config.timing:  # latencies are wall-clock: left out where a run must repeat exactly
         remote = {k: v for k, v in remote.items() if k not in ("latencies", "jobs_per_s")}
-    records = {"exact": exact, "heat": heat, "times": times, "remote": remote}
+    curves = {
+        "payload": payload_curve(model, config.payload_mb) if config.payload_mb else [],
+        "clients": client_curve(model, data, config.client_counts) if config.client_counts else [],
+    }
+    records = {
+        "exact": exact,
+        "grads": grads,
+        "heat": heat,
+        "times": times,
+        "remote": remote,
+        "curves": curves,
+    }
     return Report(
         metrics=records,
         claims=claims(records, config),

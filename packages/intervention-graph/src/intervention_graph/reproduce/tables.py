@@ -21,7 +21,8 @@ def tables(records: dict[str, Any], config: Config) -> dict[str, list[dict[str, 
     timing = [
         {"what": name, "median_cpu_ms": float(np.median(t[key]) * 1e3), "reps": len(t[key])}
         for name, key in (("sweep ours", "sweep_ours_s"), ("sweep hooks", "sweep_hooks_s"),
-                          ("plain forward", "plain_s"), ("trace, 1 save", "trace_s"))
+                          ("plain forward", "plain_s"), ("trace, 1 save", "trace_s"),
+                          ("trace, block 0 saved", "block0_s"), ("same + stop()", "block0_stop_s"))
     ]  # fmt: skip
     lat = np.asarray(records["remote"]["latencies"]) * 1e3
     remote = [{
@@ -29,4 +30,9 @@ def tables(records: dict[str, Any], config: Config) -> dict[str, list[dict[str, 
         "p90_ms": float(np.percentile(lat, 90)), "max_ms": float(lat.max()),
         "jobs_per_s": records["remote"]["jobs_per_s"],
     }]  # fmt: skip
-    return {"exactness": exact, "timings": timing, "remote_load": remote}
+    out = {"exactness": exact, "timings": timing, "remote_load": remote}
+    if records["curves"]["payload"]:
+        out["payload_curve"] = records["curves"]["payload"]
+    if records["curves"]["clients"]:
+        out["client_curve"] = records["curves"]["clients"]
+    return out
