@@ -62,6 +62,7 @@ PUBLIC = {
     "METHODS": "methods",
     "DEFENSE_TARGETS": "methods",
     "run_attack": "methods",
+    "evaluate_attack": "methods",
 }
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
     from asb.detect import mean_nll, ppl_flags, threshold_sweep  # noqa: F401
     from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM, OpenAIBackbone, ScriptedLLM  # noqa: F401
     from asb.memory import MemoryDoc, VectorMemory, memory_key  # noqa: F401
-    from asb.methods import DEFENSE_TARGETS, METHODS, run_attack  # noqa: F401
+    from asb.methods import DEFENSE_TARGETS, METHODS, evaluate_attack, run_attack  # noqa: F401
     from asb.metrics import (  # noqa: F401
         attack_success,
         fpr_fnr,

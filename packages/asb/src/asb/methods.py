@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from asb.agent import Case, Responder, Trajectory, run_cases
 from asb.attacks import ATTACKS, AttackConfig
-from asb.data import Suite
-from asb.defenses import DefenseConfig
+from asb.data import Suite, make_toy_suite
+from asb.defenses import DEFENSES, DefenseConfig
 
-__all__ = ["DEFENSE_TARGETS", "METHODS", "Method", "run_attack"]
+__all__ = ["DEFENSE_TARGETS", "METHODS", "Method", "evaluate_attack", "run_attack"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,41 @@ def run_attack(
         cases = [Case(**{**c.__dict__, "reference": r}) for c, r in zip(cases, references, strict=True)]
     trajectories, _ = run_cases(cases, backbone)
     return cases, trajectories
+
+
+def evaluate_attack(
+    name: str,
+    *,
+    seed: int = 0,
+    backbone: str = "always-obey",
+    defense: str = "none",
+    n_agents: int = 2,
+    n_attackers: int = 2,
+) -> dict[str, float]:
+    """ASR, strict ASR and task success of attack ``name`` on a seeded toy suite with a scripted
+    bracketing backbone (``"always-obey"`` / ``"never-deviate"``); the registry's uniform entry point."""
+    from paperkit import check_choice
+
+    from asb.llms import AlwaysObeyLLM, NeverDeviateLLM
+    from asb.memory import VectorMemory, memory_key
+    from asb.metrics import attack_success, rate, task_success, tool_called
+
+    check_choice(backbone, "backbone", ("always-obey", "never-deviate"))
+    check_choice(defense, "defense", DEFENSES)
+    suite = make_toy_suite(seed, n_agents=n_agents, n_attackers=n_attackers)
+    llm = AlwaysObeyLLM() if backbone == "always-obey" else NeverDeviateLLM()
+    refs = None
+    if METHODS.get(name, METHODS["none"]).attack.memory:
+        from paperkit.embed import HashingEmbedder
+
+        mem = VectorMemory(HashingEmbedder(256))
+        c0, t0 = run_attack(suite, "dpi-combined_attack", AlwaysObeyLLM())
+        mem.add_runs(c0, t0)
+        refs = [d[0].workflow if d else None for d in mem.query([memory_key(c) for c in c0])]
+    cases, trajs = run_attack(suite, name, llm, defense=defense, references=refs)
+    pairs = list(zip(cases, trajs, strict=True))
+    return {
+        "asr": rate([attack_success(c, t) for c, t in pairs]),
+        "asr_tool": rate([tool_called(c, t) for c, t in pairs]),
+        "success": rate([task_success(c, t) for c, t in pairs]),
+    }

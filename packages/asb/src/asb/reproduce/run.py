@@ -11,7 +11,7 @@ from paperkit.embed import CachedEmbedder, HashingEmbedder
 
 from asb.agent import Case, build_request, run_cases
 from asb.attacks import ATTACKS
-from asb.data import Suite, make_toy_suite
+from asb.data import TOOL_POOL, Suite, make_toy_suite
 from asb.defenses import DefenseConfig
 from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM, render_prompt
 from asb.memory import VectorMemory, memory_key
@@ -73,7 +73,10 @@ def _cell(seed: int, attack: str, defense: str, cases: list[Case], backbone: obj
 
 def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[str, float]]:
     """All conditions for one seed: the toy backbone and the two bracketing agents on the same cases."""
-    suite = make_toy_suite(seed, n_agents=config.n_agents, n_attackers=config.n_attackers)
+    suite = make_toy_suite(
+        seed, n_agents=config.n_agents, n_tasks=config.n_tasks, n_attackers=config.n_attackers,
+        names=TOOL_POOL[: config.toy.n_names],
+    )  # fmt: skip
     memory = poisoned_memory(suite, config.n_tasks)
     grid = {(a, d): cases_for(suite, a, d, config.n_tasks, memory) for a, d in config.conditions}
     words = [render_prompt(build_request(c).messages) for cs in grid.values() for c in cs]
