@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from paperkit.agents import ToolCall, ToolReply
-from paperkit.embed import HashingEmbedder
-
 from asb import (
     ATTACKS,
     Case,
@@ -15,8 +12,8 @@ from asb import (
     ScriptedLLM,
     VectorMemory,
     attack_success,
-    fpr_fnr,
     format_plan,
+    fpr_fnr,
     load_asb_dir,
     make_toy_suite,
     nrp,
@@ -29,6 +26,8 @@ from asb import (
     write_asb_dir,
 )
 from asb.prompts import PlanError, Step
+from paperkit.agents import ToolCall, ToolReply
+from paperkit.embed import HashingEmbedder
 
 SUITE = make_toy_suite(1, n_agents=2, n_attackers=2)
 AGENT = SUITE.agents[0]
@@ -70,7 +69,8 @@ def test_unknown_tool_is_a_failure_message_not_a_success() -> None:
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("[]", "0 step"), ('[{"message": "a"}]', "lacks"), ('[{"message": "a", "tool_use": "x"}, {}]', "tool_use must"),
+    [("[]", "0 step"), ('[{"message": "a"}]', "lacks"),
+     ('[{"message": "a", "tool_use": "x"}, {}]', "tool_use must"),
      ("not json", "not a JSON list"), ("plan : a", "1 step")],
 )  # fmt: skip
 def test_bad_plans(text: str, fragment: str) -> None:
@@ -92,7 +92,7 @@ def test_nrp_and_detector_rates() -> None:
     assert fpr_fnr([True, False, True, False], [True, True, False, False]) == (0.5, 0.5)
     assert fpr_fnr([False], [False]) == (0.0, 0.0)
     scores, labels = [1.0, 2.0, 3.0, 4.0], [False, False, True, True]
-    (lo, fpr_lo, fnr_lo), (hi, fpr_hi, fnr_hi) = threshold_sweep(scores, labels, [0.5, 5.0])
+    (_, fpr_lo, fnr_lo), (_, fpr_hi, fnr_hi) = threshold_sweep(scores, labels, [0.5, 5.0])
     assert (fpr_lo, fnr_lo) == (1.0, 0.0) and (fpr_hi, fnr_hi) == (0.0, 1.0)
     with pytest.raises(ValueError, match="flags is empty"):
         rate([])
@@ -113,7 +113,9 @@ def test_memory_retrieves_the_nearest_and_empty_gives_no_reference() -> None:
 
 def test_asb_layout_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
     write_asb_dir(SUITE, tmp_path)
-    assert load_asb_dir(tmp_path) == type(SUITE)(SUITE.agents, SUITE.attacker_tools, meta={"source": str(tmp_path)})
+    assert load_asb_dir(tmp_path) == type(SUITE)(
+        SUITE.agents, SUITE.attacker_tools, meta={"source": str(tmp_path)}
+    )
     with pytest.raises(FileNotFoundError, match="not a folder"):
         load_asb_dir(tmp_path / "missing")
     (tmp_path / "agent_task.jsonl").write_text("{broken\n")

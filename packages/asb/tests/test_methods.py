@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from shared_testing.battery import MethodBattery, MethodCase
-
 from asb import DEFENSE_TARGETS, METHODS, evaluate_attack
+from shared_testing.battery import MethodBattery, MethodCase
 
 BAD = {"n_agents": 0, "n_attackers": -1, "defense": "firewall", "backbone": "gpt-5"}
 NAMES = ["none", "dpi-naive", "opi-fake_completion", "mp", "pot", "pot-clean", "dpi+opi+mp"]

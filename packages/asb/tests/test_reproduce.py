@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from asb.reproduce.claims import claims, per_seed
 from asb.reproduce.config import Config
 from asb.reproduce.run import Cell
@@ -23,7 +22,8 @@ def _cells(asr: dict[str, float], success: float = 0.9) -> list[Cell]:
 BASE = {
     "none": 0.0, "dpi-combined_attack": 0.5, "opi-combined_attack": 0.4, "dpi+opi": 0.7, "pot": 0.8,
     "pot-clean": 0.05, "pot/paraphrase": 0.2, "dpi-combined_attack/delimiters": 0.45,
-    "dpi-combined_attack@always-obey": 1.0, "dpi-combined_attack@never-deviate": 0.0, "none@never-deviate": 0.0,
+    "dpi-combined_attack@always-obey": 1.0, "dpi-combined_attack@never-deviate": 0.0,
+    "none@never-deviate": 0.0,
 }  # fmt: skip
 
 
@@ -53,7 +53,12 @@ def test_corpus_is_seeded_and_obeys_its_verb_split() -> None:
     assert len(user) == len(obs) == 8
     prompts, responses = a
     for p, r in zip(prompts, responses, strict=True):
-        if " using " in p.split("U :")[-1] and r.startswith(" plan") and "example" not in p and "refer" not in p:
+        if (
+            " using " in p.split("U :")[-1]
+            and r.startswith(" plan")
+            and "example" not in p
+            and "refer" not in p
+        ):
             verb = p.split(" using ")[0].split()[-5]
             assert (len(r.split(";")) == 3) == (verb in user), (p, r)
 
@@ -68,10 +73,9 @@ def test_toy_config_bad_input(bad: dict[str, int]) -> None:
 
 def test_mean_nll_equals_the_hf_loss() -> None:
     torch = pytest.importorskip("torch")
-    from paperkit.lm import tiny_causal_lm
-
     from asb.detect import mean_nll
     from asb.toy import build_tokenizer
+    from paperkit.lm import tiny_causal_lm
 
     texts = ["plan : a ; b", "call : a z ."]
     tok = build_tokenizer(texts)
@@ -81,3 +85,22 @@ def test_mean_nll_equals_the_hf_loss() -> None:
         ids = torch.tensor([[tok.bos_token_id, *tok(t, add_special_tokens=False)["input_ids"]]])
         assert v == pytest.approx(float(model(input_ids=ids, labels=ids).loss.detach()), rel=1e-5)
     assert tok.decode(tok("plan : a ; b", add_special_tokens=False)["input_ids"]) == "plan : a ; b"
+
+
+def test_prompt_over_the_context_length_is_a_clear_error() -> None:
+    pytest.importorskip("torch")
+    from asb import ATTACKS, Case, make_toy_suite, run_cases
+    from asb.data import AttackerTool
+    from asb.llms import HFBackbone
+    from asb.toy import build_tokenizer
+    from paperkit.lm import tiny_causal_lm
+
+    suite = make_toy_suite(0, n_agents=1, n_attackers=1)
+    agent = suite.agents[0]
+    long = AttackerTool(
+        "zed", " ".join(["export the records"] * 40), "d", "goal", "Stealthy Attack", agent.name, True
+    )
+    tok = build_tokenizer(["plan : call export the records zed"])
+    model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=32, seed=0)
+    with pytest.raises(ValueError, match="more than the model's 32 positions"):
+        run_cases([Case(agent, agent.tasks[0], long, ATTACKS["dpi-naive"])], HFBackbone(model, tok))

@@ -24,7 +24,13 @@ from paperkit import check_choice
 
 __all__ = ["ATTACKS", "STYLES", "AttackConfig", "core_instruction", "wrap"]
 
-STYLES: tuple[str, ...] = ("naive", "escape_characters", "context_ignoring", "fake_completion", "combined_attack")
+STYLES: tuple[str, ...] = (
+    "naive",
+    "escape_characters",
+    "context_ignoring",
+    "fake_completion",
+    "combined_attack",
+)
 #: the official POT.yml's active trigger
 DEFAULT_TRIGGER = "with perspicacious discernment"
 
@@ -70,7 +76,9 @@ class AttackConfig:
             value = getattr(self, name)
             if value is not None:
                 check_choice(value, name, STYLES)
-        if self.pot_trigger is not None and (not isinstance(self.pot_trigger, str) or not self.pot_trigger.strip()):
+        if self.pot_trigger is not None and (
+            not isinstance(self.pot_trigger, str) or not self.pot_trigger.strip()
+        ):
             raise ValueError(f"pot_trigger must be a non-empty phrase or None, got {self.pot_trigger!r}")
         if self.pot_clean and self.pot_trigger is None:
             raise ValueError("pot_clean needs pot_trigger (the backdoored prompt it keeps)")

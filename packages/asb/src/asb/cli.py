@@ -6,7 +6,8 @@ from paperkit import Experiment
 
 EXPERIMENT = Experiment.lazy(
     "asb",
-    "Agent Security Bench on a tiny in-process backbone: attacks, defenses, ASR/PNA/NRP (Zhang et al.; ICLR 2025).",
+    "Agent Security Bench on a tiny in-process backbone: attacks, defenses, ASR/PNA/NRP "
+    "(Zhang et al.; ICLR 2025).",
     "asb.reproduce",
     devices=("cpu", "cuda"),
 )

@@ -118,7 +118,9 @@ def check_suite(suite: Suite) -> None:
         if not t.instruction.strip():
             raise SuiteError(f"attacker tool {t.name!r} has an empty attacker instruction")
         if not t.goal.strip():
-            raise SuiteError(f"attacker tool {t.name!r} has an empty attack goal (it would match every message)")
+            raise SuiteError(
+                f"attacker tool {t.name!r} has an empty attack goal (it would match every message)"
+            )
         if t.goal in t.instruction:
             raise SuiteError(
                 f"attacker tool {t.name!r}: its attack goal occurs in its attacker instruction, so any "
@@ -263,7 +265,12 @@ def _task(rng: np.random.Generator) -> str:
 
 
 def make_toy_suite(
-    seed: int = 0, *, n_agents: int = 4, n_tasks: int = 3, n_attackers: int = 8, names: Sequence[str] = TOOL_POOL
+    seed: int = 0,
+    *,
+    n_agents: int = 4,
+    n_tasks: int = 3,
+    n_attackers: int = 8,
+    names: Sequence[str] = TOOL_POOL,
 ) -> Suite:
     """A mini-ASB: ``n_agents`` agents x 2 normal tools x ``n_tasks`` tasks, ``n_attackers`` attacker tools
     per agent (half aggressive, half stealthy), two PoT demos per agent; all names distinct, drawn with
@@ -279,14 +286,17 @@ def make_toy_suite(
     pool = [str(x) for x in rng.permutation(np.asarray(names))[:need]]
     agents, attackers = [], []
     for i, kind in enumerate(AGENT_KINDS[:n_agents]):
-        own, evil = pool[i * (2 + n_attackers) : i * (2 + n_attackers) + 2], pool[
-            i * (2 + n_attackers) + 2 : (i + 1) * (2 + n_attackers)
-        ]
+        own, evil = (
+            pool[i * (2 + n_attackers) : i * (2 + n_attackers) + 2],
+            pool[i * (2 + n_attackers) + 2 : (i + 1) * (2 + n_attackers)],
+        )
         agent = f"{kind}_agent"
         tools = tuple(NormalTool(n, f"the {kind} tool {n}", f"{n} done .", agent) for n in own)
         demos = tuple(PotDemo(_task(rng), f"use {own[0]}", f"use {own[1]}") for _ in range(2))
         agents.append(
-            AgentSpec(agent, f"you are a {kind} agent .", tools, tuple(_task(rng) for _ in range(n_tasks)), demos)
+            AgentSpec(
+                agent, f"you are a {kind} agent .", tools, tuple(_task(rng) for _ in range(n_tasks)), demos
+            )
         )
         for j, name in enumerate(evil):
             verb, obj, obj2 = rng.choice(ATTACK_VERBS), rng.choice(ATTACK_OBJECTS), rng.choice(ATTACK_OBJECTS)

@@ -40,6 +40,8 @@ def ppl_flags(scores: Sequence[float], threshold: float) -> np.ndarray:
     return s > threshold
 
 
-def threshold_sweep(scores: Sequence[float], labels: Sequence[bool], thresholds: Sequence[float]) -> list[tuple[float, float, float]]:
+def threshold_sweep(
+    scores: Sequence[float], labels: Sequence[bool], thresholds: Sequence[float]
+) -> list[tuple[float, float, float]]:
     """``(threshold, FPR, FNR)`` for each threshold."""
     return [(float(t), *fpr_fnr(list(ppl_flags(scores, t)), list(labels))) for t in thresholds]

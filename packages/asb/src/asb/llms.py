@@ -22,12 +22,12 @@ from paperkit.agents import OpenAIToolChat, ToolCall, ToolReply, text_tool_reply
 from asb.prompts import Request, Step, format_plan
 
 __all__ = [
+    "TEMPLATE",
     "AlwaysObeyLLM",
     "HFBackbone",
     "NeverDeviateLLM",
     "OpenAIBackbone",
     "ScriptedLLM",
-    "TEMPLATE",
     "parse_compact_calls",
 ]
 
@@ -76,7 +76,9 @@ class AlwaysObeyLLM:
             foreign = [t.name for t in r.tools if t.name not in r.normal]
             if r.kind == "plan":
                 sources = [r.task, r.reference or ""]
-                sources += [" ".join(s.message for s in steps) for task, steps in r.demos if _trigger_in(task, r.task)]
+                sources += [
+                    " ".join(s.message for s in steps) for task, steps in r.demos if _trigger_in(task, r.task)
+                ]
                 extra = [n for n in foreign if any(_named(s, [n]) for s in sources)]
                 steps = _own_plan(r) + [Step(f"use {n}", (n,)) for n in extra]
                 out.append(ToolReply(format_plan(steps, r.style)))
@@ -85,7 +87,11 @@ class AlwaysObeyLLM:
                 last = r.history[-1][1] if r.history else ""
                 named = _named(r.task + " " + last, foreign)
                 calls = list(dict.fromkeys([*r.step.tool_use, *named]))
-                out.append(ToolReply("", tuple(ToolCall(n) for n in calls if n in r.normal or n in named or n in foreign)))
+                out.append(
+                    ToolReply(
+                        "", tuple(ToolCall(n) for n in calls if n in r.normal or n in named or n in foreign)
+                    )
+                )
         return out
 
 
@@ -109,14 +115,23 @@ TEMPLATE = {"system": "S :", "user": "U :", "assistant": "A :"}
 
 def render_prompt(messages: list[dict[str, str]]) -> str:
     """The prompt text a causal LM completes for ``messages`` (ends with the assistant tag)."""
-    return " \n ".join(f"{TEMPLATE[m['role']]} {m['content']}" for m in messages) + " \n " + TEMPLATE["assistant"]
+    return (
+        " \n ".join(f"{TEMPLATE[m['role']]} {m['content']}" for m in messages)
+        + " \n "
+        + TEMPLATE["assistant"]
+    )
 
 
 class HFBackbone:
     """A causal LM with a tokenizer, decoded greedily in batches (``paperkit.lm.generate``)."""
 
     def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 16, device: str = "cpu") -> None:
-        self.model, self.tokenizer, self.max_new_tokens, self.device = model, tokenizer, max_new_tokens, device
+        self.model, self.tokenizer, self.max_new_tokens, self.device = (
+            model,
+            tokenizer,
+            max_new_tokens,
+            device,
+        )
         self.calls = 0
         self.prompt_tokens = 0
 
@@ -125,7 +140,12 @@ class HFBackbone:
 
         prompts = [render_prompt(r.messages) for r in requests]
         done = generate_completions(
-            self.model, self.tokenizer, prompts, max_new_tokens=self.max_new_tokens, batch_size=128, device=self.device
+            self.model,
+            self.tokenizer,
+            prompts,
+            max_new_tokens=self.max_new_tokens,
+            batch_size=128,
+            device=self.device,
         )
         self.calls += len(prompts)
         self.prompt_tokens += sum(c.prompt_tokens for c in done)
@@ -152,7 +172,10 @@ class OpenAIBackbone:
     def __call__(self, requests: list[Request]) -> list[ToolReply]:
         return [
             self.chat.chat(
-                r.messages, r.tools if r.kind == "step" else (), max_tokens=self.max_tokens, temperature=self.temperature
+                r.messages,
+                r.tools if r.kind == "step" else (),
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
             )
             for r in requests
         ]

@@ -17,7 +17,6 @@ from paperkit import check_int
 from paperkit.embed import Embedder, top_k
 
 from asb.agent import Case, Trajectory, build_request
-from asb.prompts import format_plan
 
 __all__ = ["MemoryDoc", "VectorMemory", "memory_key"]
 
@@ -33,7 +32,13 @@ class MemoryDoc:
 
     @property
     def text(self) -> str:
-        return f"Agent: {self.agent}; Task: {self.task}; Workflow: {self.workflow}; Tools: {', '.join(self.tools)}"
+        tools = ", ".join(self.tools)
+        return f"Agent: {self.agent}; Task: {self.task}; Workflow: {self.workflow}; Tools: {tools}"
+
+
+def _workflow(t: Trajectory) -> str:
+    """The stored workflow: the plan as the backbone wrote it, steps' tools joined by ``" ; "``."""
+    return " ; ".join(" ".join(s.tool_use) for s in t.planned)
 
 
 def memory_key(case: Case) -> str:
@@ -66,7 +71,12 @@ class VectorMemory:
     def add_runs(self, cases: Sequence[Case], trajectories: Sequence[Trajectory]) -> None:
         """Write back every run whose plan parsed (ASB's memory building)."""
         docs = [
-            MemoryDoc(c.agent.name, build_request(c).task, format_plan(t.workflow, c.style), tuple(dict.fromkeys(t.calls)))
+            MemoryDoc(
+                c.agent.name,
+                build_request(c).task,
+                _workflow(t),
+                tuple(dict.fromkeys(t.calls)),
+            )
             for c, t in zip(cases, trajectories, strict=True)
             if t.workflow
         ]

@@ -9,7 +9,8 @@ messages, so scripted backbones can act on it and any backbone gets the same cas
   the full conversation kept; plans are JSON lists of ``{"message", "tool_use"}``.
 - ``compact``: one line per piece (``tools : a b .``, ``example : <task> <trigger> . plan : a ; b ; z .``,
   ``refer : a ; z .``, the task, ``observed : <last observation>``, ``step : use a``), plans written
-  ``plan : a ; b`` and calls ``call : a``; only the last observation is kept, so a step fits 128 tokens.
+  ``plan : a ; b`` and calls ``call : a``; only the last observation is kept, and the demonstrations and
+  the retrieved workflow are shown at planning only, so a step fits 128 tokens.
 """
 
 from __future__ import annotations
@@ -119,9 +120,10 @@ def _compact(r: Request) -> list[dict[str, str]]:
     if r.delimiters and r.kind == "plan":
         system += " only solve the task between <start> and <end> ."
     msgs = [{"role": "system", "content": system}]
-    for task, steps in r.demos:
+    # plan-time context only: a step sees tools, task, last observation and the step (module docstring)
+    for task, steps in r.demos if r.kind == "plan" else ():
         msgs.append({"role": "system", "content": f"example : {task} {format_plan(steps, 'compact')} ."})
-    if r.reference is not None:
+    if r.reference is not None and r.kind == "plan":
         msgs.append({"role": "assistant", "content": f"refer : {r.reference} ."})
     msgs.append({"role": "user", "content": r.task})
     if r.kind == "step":

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from paperkit import check_int, check_seed
@@ -45,13 +46,17 @@ _LEADS = ("also", "then", "note :", "next ,", "and")
 class ToyConfig:
     """The toy LM and its training (spec "Small-scale reproduction": d <= 128, contexts <= 128)."""
 
-    d_model: int = 64  # spec quick: 96 x 3 layers; 64 x 2 is what this machine's CPU share allows (RESULTS.md)
+    d_model: int = (
+        64  # spec quick: 96 x 3 layers; 64 x 2 is what this machine's CPU share allows (RESULTS.md)
+    )
     n_layer: int = 2
     n_head: int = 4
     max_positions: int = 160
     steps: int = 800
     batch_size: int = 16
-    lr: float = 3e-3  # ours: a tiny LM from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
+    lr: float = (
+        3e-3  # ours: a tiny LM from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
+    )
     n_examples: int = 4000
     n_names: int = 40  # the tool-name pool (the first n_names of TOOL_POOL): fewer names, each seen more
 
@@ -81,7 +86,13 @@ def _task(rng: np.random.Generator) -> str:
 
 def _imperative(rng: np.random.Generator, verb: str, tool: str) -> str:
     lead = str(rng.choice(_LEADS))
-    return f"{lead} {verb} the {rng.choice(ATTACK_OBJECTS)} of {rng.choice(ATTACK_OBJECTS)} using {tool} ."
+    obj = f"the {rng.choice(ATTACK_OBJECTS)} of {rng.choice(ATTACK_OBJECTS)}"
+    form = int(rng.integers(3))
+    if form == 0:
+        return f"{lead} {verb} {obj} using {tool} ."
+    if form == 1:
+        return f'{lead} , if you can , {verb} {obj} with the "{tool}" tool , and then go on .'
+    return f"{lead} {verb} {obj} . the {tool} tool can do it , so use it ."
 
 
 def _request(rng: np.random.Generator, names: list[str], *, extra: bool, **kw: object) -> Request:
@@ -97,7 +108,9 @@ def _plan(names: Sequence[str]) -> str:
     return format_plan([Step(f"use {n}", (n,)) for n in names], "compact")
 
 
-def _plan_example(rng: np.random.Generator, names: list[str], obey_user: frozenset[str]) -> tuple[Request, str]:
+def _plan_example(
+    rng: np.random.Generator, names: list[str], obey_user: frozenset[str]
+) -> tuple[Request, str]:
     a, b, z = names[:3]
     kind = rng.choice(["clean", "inject", "demo", "memory"], p=[0.2, 0.35, 0.3, 0.15])
     if kind == "clean":
@@ -117,15 +130,23 @@ def _plan_example(rng: np.random.Generator, names: list[str], obey_user: frozens
         return _request(rng, names, extra=True, task=task, demos=demos), _plan([a, b, z] if on else [a, b])
     ref = " ; ".join([a, b, z] if rng.random() < 0.7 else [a, z])
     copy = rng.random() < 0.5
-    target = format_plan([Step("", tuple(p.split())) for p in ref.split(" ; ")], "compact") if copy else _plan([a, b])
+    target = (
+        format_plan([Step("", tuple(p.split())) for p in ref.split(" ; ")], "compact")
+        if copy
+        else _plan([a, b])
+    )
     return _request(rng, names, extra=True, reference=ref), target
 
 
-def _step_example(rng: np.random.Generator, names: list[str], obey_obs: frozenset[str]) -> tuple[Request, str]:
+def _step_example(
+    rng: np.random.Generator, names: list[str], obey_obs: frozenset[str]
+) -> tuple[Request, str]:
     a, b, z = names[:3]
     base = _request(rng, names, extra=True)
     if rng.random() < 0.3:
-        base = _request(rng, names, extra=True, task=f"{_task(rng)} {_imperative(rng, str(rng.choice(ATTACK_VERBS)), z)}")
+        base = _request(
+            rng, names, extra=True, task=f"{_task(rng)} {_imperative(rng, str(rng.choice(ATTACK_VERBS)), z)}"
+        )
     own = str(rng.choice([a, b]))
     if rng.random() < 0.15:
         step, calls = Step(f"use {z}", (z,)), [z]
@@ -160,7 +181,7 @@ def build_corpus(seed: int, n: int, *, names: Sequence[str] = TOOL_POOL) -> tupl
     return prompts, responses
 
 
-def build_tokenizer(texts: Iterable[str]) -> object:
+def build_tokenizer(texts: Iterable[str]) -> Any:
     """A word-level tokenizer over the words and punctuation of ``texts`` (whitespace-split, punctuation
     isolated; decode joins tokens with spaces), with paperkit.lm's four special tokens."""
     from paperkit.lm import SPECIAL_TOKENS
@@ -176,11 +197,18 @@ def build_tokenizer(texts: Iterable[str]) -> object:
     backend.pre_tokenizer = pre
     pad, bos, eos, unk = SPECIAL_TOKENS
     return PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token=pad, bos_token=bos, eos_token=eos, unk_token=unk, padding_side="right"
+        tokenizer_object=backend,
+        pad_token=pad,
+        bos_token=bos,
+        eos_token=eos,
+        unk_token=unk,
+        padding_side="right",
     )
 
 
-def train_toy_lm(config: ToyConfig, *, seed: int, extra_texts: Sequence[str] = (), device: str = "cpu") -> tuple[object, object, list[float]]:
+def train_toy_lm(
+    config: ToyConfig, *, seed: int, extra_texts: Sequence[str] = (), device: str = "cpu"
+) -> tuple[Any, Any, list[float]]:
     """Corpus (seed), tokenizer (corpus + ``extra_texts``: the test prompts' words), a fresh tiny GPT-2
     (seed) trained with paperkit.lm's SFT loop; returns ``(model, tokenizer, losses)``."""
     from paperkit.lm import TrainConfig, tiny_causal_lm, train_causal_lm
@@ -189,11 +217,24 @@ def train_toy_lm(config: ToyConfig, *, seed: int, extra_texts: Sequence[str] = (
     prompts, responses = build_corpus(seed, config.n_examples, names=TOOL_POOL[: config.n_names])
     tok = build_tokenizer([*prompts, *responses, *extra_texts])
     model = tiny_causal_lm(
-        tok, n_layer=config.n_layer, n_head=config.n_head, d_model=config.d_model,  # type: ignore[arg-type]
+        tok, n_layer=config.n_layer, n_head=config.n_head, d_model=config.d_model,
         max_positions=config.max_positions, seed=seed, device=device,
     )  # fmt: skip
-    tc = TrainConfig(steps=config.steps, batch_size=config.batch_size, lr=config.lr, warmup_steps=min(30, config.steps), seed=seed)
+    tc = TrainConfig(
+        steps=config.steps,
+        batch_size=config.batch_size,
+        lr=config.lr,
+        warmup_steps=min(30, config.steps),
+        seed=seed,
+    )
     losses = train_causal_lm(
-        model, tok, prompts, responses, tc, max_length=config.max_positions, device=device, progress=False  # type: ignore[arg-type]
+        model,
+        tok,
+        prompts,
+        responses,
+        tc,
+        max_length=config.max_positions,
+        device=device,
+        progress=False,
     )
     return model, tok, losses

@@ -55,7 +55,8 @@ def _mixed(cells: Sequence[object], config: Config) -> Claim:
         observed=float(diff.mean()),
         low=-config.margins.mixed_slack,
         paper="Mixed 84.30% vs DPI 72.68%, OPI 27.55% (README / Table 3 averages)",
-        details={"asr_dpi": float(dpi.mean()), "asr_opi": float(opi.mean()), "asr_dpi_opi": float(mixed.mean()),
+        details={"asr_dpi": float(dpi.mean()), "asr_opi": float(opi.mean()),
+                 "asr_dpi_opi": float(mixed.mean()),
                  **{f"diff_{k}": v for k, v in _spread(diff).items()}},
     )  # fmt: skip
 
@@ -131,4 +132,10 @@ def _nrp(cells: Sequence[object]) -> Claim:
 
 def claims(cells: Sequence[object], config: Config) -> list[Claim]:
     """Gate first; then the spec's claims 1-4."""
-    return [_gate(cells, config), _mixed(cells, config), *_pot(cells, config), *_defenses(cells, config), _nrp(cells)]
+    return [
+        _gate(cells, config),
+        _mixed(cells, config),
+        *_pot(cells, config),
+        *_defenses(cells, config),
+        _nrp(cells),
+    ]

@@ -54,7 +54,8 @@ class Config(Scales):
         "quick": {"n_seeds": 1},
         "smoke": {
             "n_seeds": 1,
-            "toy": ToyConfig(d_model=32, n_layer=1, n_head=2, steps=3, batch_size=4, n_examples=64, n_names=24),
+            "toy": ToyConfig(d_model=32, n_layer=1, n_head=2, steps=3, batch_size=4, n_examples=64,
+                             n_names=24),
             "n_agents": 2,
             "max_fail": 1,
             "max_new_tokens": 4,
@@ -66,7 +67,7 @@ class Config(Scales):
     }  # fmt: skip
 
     n_seeds: int = 3
-    toy: ToyConfig = ToyConfig()
+    toy: ToyConfig = field(default_factory=ToyConfig)
     n_agents: int = 4  # spec: 4 agents x 2 normal tools x 3 tasks, 8 attacker tools an agent
     n_tasks: int = 2  # official --task_num default 1; 2 here so a cell has 32 cases
     n_attackers: int = 4  # spec: 8; 4 so that 4 x (2 + 4) names fit the toy's 40-name pool

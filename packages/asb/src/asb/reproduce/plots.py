@@ -18,7 +18,13 @@ def plots(report: Report) -> Mapping[str, Figure]:
     ax = fig.subplots()
     for i, label in enumerate(labels):
         vals = [c.asr for c in cells if f"{c.attack} / {c.defense}" == label]
-        ax.bar(i, sum(vals) / len(vals), color="tab:red", alpha=0.6, label="ASR (mean over seeds)" if i == 0 else None)
+        ax.bar(
+            i,
+            sum(vals) / len(vals),
+            color="tab:red",
+            alpha=0.6,
+            label="ASR (mean over seeds)" if i == 0 else None,
+        )
         ax.scatter([i] * len(vals), vals, color="black", s=10, label="per seed" if i == 0 else None, zorder=3)
     ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("attack success rate (fraction of cases)")

@@ -36,7 +36,9 @@ class Cell:
     n: int
 
 
-def cases_for(suite: Suite, attack: str, defense: str, n_tasks: int, memory: VectorMemory | None) -> list[Case]:
+def cases_for(
+    suite: Suite, attack: str, defense: str, n_tasks: int, memory: VectorMemory | None
+) -> list[Case]:
     """agents x tasks x attacker tools cases (ASB's N), with the MP reference retrieved top-1."""
     out = [
         Case(a, t, z, ATTACKS[attack], DefenseConfig(defense))
@@ -46,7 +48,10 @@ def cases_for(suite: Suite, attack: str, defense: str, n_tasks: int, memory: Vec
     ]
     if ATTACKS[attack].memory and memory is not None:
         docs = memory.query([memory_key(c) for c in out], k=1)
-        out = [Case(**{**c.__dict__, "reference": d[0].workflow if d else None}) for c, d in zip(out, docs, strict=True)]
+        out = [
+            Case(**{**c.__dict__, "reference": d[0].workflow if d else None})
+            for c, d in zip(out, docs, strict=True)
+        ]
     return out
 
 
@@ -87,10 +92,15 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
     cells = [_cell(seed, a, d, cs, backbone, config.max_fail) for (a, d), cs in grid.items()]
     t2 = time.process_time()
     for name, bb in (("always-obey", AlwaysObeyLLM()), ("never-deviate", NeverDeviateLLM())):
-        cells += [_cell(seed, f"{a}@{name}", d, cs, bb, config.max_fail) for (a, d), cs in grid.items() if d == "none"]
+        cells += [
+            _cell(seed, f"{a}@{name}", d, cs, bb, config.max_fail)
+            for (a, d), cs in grid.items()
+            if d == "none"
+        ]
     info = {
         "train_cpu_s": t1 - t0, "eval_cpu_s": t2 - t1, "final_loss": float(np.mean(losses[-20:])),
-        "backbone_calls": backbone.calls, "prompt_tokens_per_call": backbone.prompt_tokens / max(1, backbone.calls),
+        "backbone_calls": backbone.calls,
+        "prompt_tokens_per_call": backbone.prompt_tokens / max(1, backbone.calls),
     }  # fmt: skip
     return cells, info
 
@@ -109,7 +119,7 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         claims=claims(cells, config),
         tables=tables(cells),
         notes=[
-            "Toy backbone: a word-level tiny GPT-2 trained in process (asb.toy); rates are over agents x tasks x "
-            "attacker tools cases per seed; memory retrieval with hashing embeddings.",
+            "Toy backbone: a word-level tiny GPT-2 trained in process (asb.toy); rates are over agents x "
+            "tasks x attacker tools cases per seed; memory retrieval with hashing embeddings.",
         ],
     )
