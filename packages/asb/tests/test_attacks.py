@@ -136,3 +136,16 @@ def test_goal_inside_instruction_and_other_bad_suites_are_rejected() -> None:
     clash = AttackerTool(AGENT.tools[0].name, "do it", "d", "g", "Stealthy Attack", AGENT.name, True)
     with pytest.raises(SuiteError, match="name of a normal tool"):
         Suite(SUITE.agents, (clash,))
+
+
+@pytest.mark.parametrize(
+    ("kw", "exc", "fragment"),
+    [({"agent": "x"}, TypeError, "agent"), ({"task": " "}, ValueError, "task"),
+     ({"style": "yaml"}, ValueError, "style"),
+     ({"attack": "dpi"}, TypeError, "attack"), ({"reference": 3}, TypeError, "reference"),
+     ({"task": "do it with perspicacious discernment", "attack": ATTACKS["pot"]}, ValueError, "trigger")],
+)  # fmt: skip
+def test_case_bad_input(kw, exc, fragment) -> None:  # type: ignore[no-untyped-def]
+    base = {"agent": AGENT, "task": AGENT.tasks[0], "attacker": Z}
+    with pytest.raises(exc, match=fragment):
+        Case(**{**base, **kw})

@@ -14,12 +14,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from paperkit import check_choice, check_instance
 from paperkit.agents import RunStats, StepStatus, ToolCall, ToolReply, ToolSpec, run_lockstep
 
 from asb.attacks import AttackConfig, wrap
 from asb.data import AgentSpec, AttackerTool
 from asb.defenses import DefenseConfig
-from asb.prompts import PlanError, Request, Step, parse_plan
+from asb.prompts import STYLE_NAMES, PlanError, Request, Step, parse_plan
 
 __all__ = ["Case", "CaseEpisode", "Responder", "Trajectory", "attacker_output", "build_request", "run_cases"]
 
@@ -43,6 +44,18 @@ class Case:
     defense: DefenseConfig = field(default_factory=DefenseConfig)
     reference: str | None = None
     style: str = "compact"
+
+    def __post_init__(self) -> None:
+        for name, kind in (("agent", AgentSpec), ("attacker", AttackerTool), ("attack", AttackConfig),
+                           ("defense", DefenseConfig)):  # fmt: skip
+            check_instance(getattr(self, name), name, kind)
+        if not isinstance(self.task, str) or not self.task.strip():
+            raise ValueError(f"task must be a non-empty str, got {self.task!r}")
+        if self.reference is not None and not isinstance(self.reference, str):
+            raise TypeError(f"reference must be a str or None, got {type(self.reference).__name__}")
+        check_choice(self.style, "style", STYLE_NAMES)
+        if self.attack.pot_trigger is not None and self.attack.pot_trigger in self.task:
+            raise ValueError("task already contains the PoT trigger, so the clean query would not be clean")
 
 
 @dataclass
