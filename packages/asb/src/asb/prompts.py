@@ -10,7 +10,7 @@ messages, so scripted backbones can act on it and any backbone gets the same cas
 - ``compact``: one line per piece (``tools : a b .``, ``example : <task> <trigger> . plan : a ; b ; z .``,
   ``refer : a ; z .``, the task, ``observed : <last observation>``, ``step : use a``), plans written
   ``plan : a ; b`` and calls ``call : a``; only the last observation is kept, and the demonstrations and
-  the retrieved workflow are shown at planning only, so a step fits 128 tokens.
+  the retrieved workflow (and the task) are shown at planning only, so every prompt fits 128 tokens.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from paperkit.agents import ToolSpec
 __all__ = ["STYLE_NAMES", "PlanError", "Request", "Step", "format_plan", "parse_plan", "render"]
 
 STYLE_NAMES = ("asb", "compact")
+#: the compact style keeps the last observation's final words only
+OBSERVATION_WORDS = 48
 
 
 class PlanError(ValueError):
@@ -125,10 +127,14 @@ def _compact(r: Request) -> list[dict[str, str]]:
         msgs.append({"role": "system", "content": f"example : {task} {format_plan(steps, 'compact')} ."})
     if r.reference is not None and r.kind == "plan":
         msgs.append({"role": "assistant", "content": f"refer : {r.reference} ."})
-    msgs.append({"role": "user", "content": r.task})
-    if r.kind == "step":
+    if r.kind == "plan":
+        msgs.append({"role": "user", "content": r.task})
+    else:
         if r.history:
-            msgs.append({"role": "user", "content": f"observed : {r.history[-1][1]}"})
+            # the last observation's final words (a step that called two tools returns two outputs,
+            # each with its own OPI suffix): keeps the prompt within the toy's 128-token context
+            last = " ".join(r.history[-1][1].split()[-OBSERVATION_WORDS:])
+            msgs.append({"role": "user", "content": f"observed : {last}"})
         assert r.step is not None
         msgs.append({"role": "user", "content": f"step : {r.step.message}"})
     return msgs

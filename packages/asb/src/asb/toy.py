@@ -51,7 +51,7 @@ class ToyConfig:
     )
     n_layer: int = 2
     n_head: int = 4
-    max_positions: int = 160
+    max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest prompt here: 81 + 16 new)
     steps: int = 800
     batch_size: int = 16
     lr: float = (
