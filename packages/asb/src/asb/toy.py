@@ -142,20 +142,18 @@ def _step_example(
     rng: np.random.Generator, names: list[str], obey_obs: frozenset[str]
 ) -> tuple[Request, str]:
     a, b, z = names[:3]
-    base = _request(rng, names, extra=True)
-    if rng.random() < 0.3:
-        base = _request(
-            rng, names, extra=True, task=f"{_task(rng)} {_imperative(rng, str(rng.choice(ATTACK_VERBS)), z)}"
-        )
+    # clean runs offer the own tools only, attacked ones t^e too: the steps see both kinds of tool list
+    extra = bool(rng.random() < 0.6)
+    base = _request(rng, names, extra=extra)
     own = str(rng.choice([a, b]))
-    if rng.random() < 0.15:
+    if extra and rng.random() < 0.15:
         step, calls = Step(f"use {z}", (z,)), [z]
         history: tuple[tuple[str, str], ...] = ((f"use {a}", f"{a} done ."),)
     else:
-        step, calls = Step(f"use {own}", (own, z)), [own]
+        step, calls = Step(f"use {own}", (own, z) if extra else (own,)), [own]
         other = b if own == a else a
         history = () if rng.random() < 0.3 else ((f"use {other}", f"{other} done ."),)
-        if history and rng.random() < 0.6:
+        if extra and history and rng.random() < 0.6:
             verb = str(rng.choice(ATTACK_VERBS))
             history = ((history[0][0], f"{history[0][1]} ; {_imperative(rng, verb, z)}"),)
             calls = [own, z] if verb in obey_obs else [own]
