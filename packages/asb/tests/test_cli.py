@@ -9,4 +9,6 @@ class TestConformance(ConformanceSuite):
     package = "asb"
     module = "asb"
     known_hygiene_violations = frozenset()
-    known_failing_quick_claims = frozenset()
+    # Quick run (RESULTS.md, Q4): the toy backbone's clean-run steps fail (PNA 0, the gate), and the
+    # rule-based paraphrase does not break its PoT trigger match; both diagnosed there.
+    known_failing_quick_claims = frozenset({"gate-backbone-learns", "paraphrase-cuts-pot"})
