@@ -46,7 +46,7 @@ def main() -> None:
     prompts, responses = build_corpus(0, 200)
     tok = build_tokenizer([*prompts, *responses, *(render_prompt(build_request(c).messages) for c in cs)])
     model = tiny_causal_lm(tok, n_layer=2, n_head=4, d_model=64, max_positions=160, seed=0)
-    sub = cs[:64]
+    sub = cs[:32]
     batched = HFBackbone(model, tok, max_new_tokens=8)
 
     def one_by_one(requests):  # type: ignore[no-untyped-def]
@@ -56,7 +56,7 @@ def main() -> None:
         run_cases(sub[:4], batched, max_fail=1)
         run_cases(sub[:4], one_by_one, max_fail=1)
         lock, seq = [], []
-        for _ in range(3):
+        for _ in range(2):
             lock.append(cpu(lambda: run_cases(sub, batched, max_fail=2)))
             seq.append(cpu(lambda: run_cases(sub, one_by_one, max_fail=2)))
     print(f"toy LM, {len(sub)} cases: lockstep {min(lock):.2f} CPU-s, "
