@@ -1,0 +1,5 @@
+import sys
+
+from asb.cli import main
+
+sys.exit(main())

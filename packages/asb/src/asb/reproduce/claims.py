@@ -1,0 +1,141 @@
+"""The spec's four claims and the substrate gate, from the cells only (mean over seeds, paired by seed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from paperkit import Claim
+
+from asb.metrics import nrp
+from asb.reproduce.config import Config
+
+__all__ = ["claims", "per_seed"]
+
+
+def per_seed(cells: Sequence[object], attack: str, defense: str = "none", field: str = "asr") -> np.ndarray:
+    """``field`` of the (attack, defense) cell, one value per seed in seed order."""
+    rows = sorted((c for c in cells if c.attack == attack and c.defense == defense), key=lambda c: c.seed)  # type: ignore[attr-defined]
+    if not rows:
+        raise KeyError(f"no cells for attack {attack!r} with defense {defense!r}")
+    return np.array([getattr(c, field) for c in rows], dtype=float)
+
+
+def _spread(x: np.ndarray) -> dict[str, float]:
+    return {"min": float(x.min()), "max": float(x.max()), "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0}
+
+
+def _gate(cells: Sequence[object], config: Config) -> Claim:
+    pna = per_seed(cells, "none", field="success")
+    return Claim(
+        name="gate-backbone-learns",
+        statement="The toy backbone completes clean tasks (calls every normal tool), so ASR is measured on a "
+        "working agent; the harness brackets ASR with the two trivial agents.",
+        quantity="PNA of the toy backbone on clean runs (mean over seeds)",
+        observed=float(pna.mean()),
+        low=config.margins.gate_pna,
+        paper="ours",
+        details={
+            **{f"pna_seed{i}": float(v) for i, v in enumerate(pna)},
+            "always_obey_asr_dpi": float(per_seed(cells, "dpi-combined_attack@always-obey").mean()),
+            "never_deviate_asr_dpi": float(per_seed(cells, "dpi-combined_attack@never-deviate").mean()),
+            "never_deviate_pna": float(per_seed(cells, "none@never-deviate", field="success").mean()),
+        },
+    )
+
+
+def _mixed(cells: Sequence[object], config: Config) -> Claim:
+    dpi, opi = per_seed(cells, "dpi-combined_attack"), per_seed(cells, "opi-combined_attack")
+    mixed = per_seed(cells, "dpi+opi")
+    diff = mixed - np.maximum(dpi, opi)
+    return Claim(
+        name="mixed-beats-single",
+        statement="The mixed attack is the strongest: its ASR exceeds each single-channel attack's.",
+        quantity="ASR(DPI+OPI) - max(ASR(DPI), ASR(OPI)), combined wrapper, per seed then mean",
+        observed=float(diff.mean()),
+        low=-config.margins.mixed_slack,
+        paper="Mixed 84.30% vs DPI 72.68%, OPI 27.55% (README / Table 3 averages)",
+        details={"asr_dpi": float(dpi.mean()), "asr_opi": float(opi.mean()),
+                 "asr_dpi_opi": float(mixed.mean()),
+                 **{f"diff_{k}": v for k, v in _spread(diff).items()}},
+    )  # fmt: skip
+
+
+def _pot(cells: Sequence[object], config: Config) -> list[Claim]:
+    pot, clean = per_seed(cells, "pot"), per_seed(cells, "pot-clean")
+    bp, pna = per_seed(cells, "pot-clean", field="success"), per_seed(cells, "none", field="success")
+    gap = pot - clean
+    return [
+        Claim(
+            name="pot-backdoor-works",
+            statement="The PoT backdoor fires with the trigger and stays quiet without it.",
+            quantity="ASR(PoT) - ASR(PoT-clean), per seed then mean",
+            observed=float(gap.mean()),
+            low=config.margins.pot_gap,
+            paper="PoT ASR 42.12% average, 100% on GPT-4o (Table 3 / README)",
+            details={"asr_pot": float(pot.mean()), "asr_pot_clean": float(clean.mean()), **_spread(gap)},
+        ),
+        Claim(
+            name="pot-stealthy",
+            statement="The backdoored prompt keeps benign performance: BP close to PNA.",
+            quantity="BP - PNA (success rate under the backdoored prompt without trigger, minus clean PNA)",
+            observed=float((bp - pna).mean()),
+            low=-config.margins.bp_slack,
+            paper="PoT-clean PNA 29.46% (README PoT defense table)",
+            details={"bp": float(bp.mean()), "pna": float(pna.mean())},
+        ),
+    ]
+
+
+def _defenses(cells: Sequence[object], config: Config) -> list[Claim]:
+    pot, para = per_seed(cells, "pot"), per_seed(cells, "pot", "paraphrase")
+    dpi, delim = per_seed(cells, "dpi-combined_attack"), per_seed(cells, "dpi-combined_attack", "delimiters")
+    return [
+        Claim(
+            name="paraphrase-cuts-pot",
+            statement="Paraphrasing the query (which rewrites the trigger) is the one defense that cuts ASR.",
+            quantity="ASR(PoT) - ASR(PoT, paraphrase defense), rule-based paraphraser",
+            observed=float((pot - para).mean()),
+            low=config.margins.paraphrase_cut,
+            paper="PoT ASR 42.12% -> 29.06% with paraphrase; DPI 78.38% -> 56.87% (README defense tables)",
+            details={"asr_pot": float(pot.mean()), "asr_pot_paraphrase": float(para.mean())},
+        ),
+        Claim(
+            name="delimiters-weak",
+            statement="Delimiters barely move DPI's ASR.",
+            quantity="|ASR(DPI) - ASR(DPI, delimiters)|, combined wrapper",
+            observed=float(np.abs((dpi - delim).mean())),
+            high=config.margins.delimiters_change,
+            paper="DPI 78.38% -> 79.08% with delimiters (+0.69, README)",
+            details={"asr_dpi": float(dpi.mean()), "asr_dpi_delimiters": float(delim.mean())},
+        ),
+    ]
+
+
+def _nrp(cells: Sequence[object]) -> Claim:
+    pna = float(per_seed(cells, "none", field="success").mean())
+    worst = 0.0
+    for c in cells:
+        if "@" in c.attack or c.defense != "none":  # type: ignore[attr-defined]
+            continue
+        asr = c.asr  # type: ignore[attr-defined]
+        worst = max(worst, abs(nrp(pna, asr) - pna * (1.0 - asr)))
+    return Claim.at_most(
+        "nrp-definition",
+        "NRP = PNA x (1 - ASR) scores utility and security together.",
+        "max over attacks of |nrp(PNA, ASR) - PNA (1 - ASR)| (reported NRP against the definition)",
+        worst,
+        1e-12,
+        paper="Sec. 4 (definition)",
+    )
+
+
+def claims(cells: Sequence[object], config: Config) -> list[Claim]:
+    """Gate first; then the spec's claims 1-4."""
+    return [
+        _gate(cells, config),
+        _mixed(cells, config),
+        *_pot(cells, config),
+        *_defenses(cells, config),
+        _nrp(cells),
+    ]

@@ -1,0 +1,106 @@
+"""Claims and tables on synthetic cells; the toy corpus, tokenizer and PPL scorer against references."""
+
+from __future__ import annotations
+
+import pytest
+from asb.reproduce.claims import claims, per_seed
+from asb.reproduce.config import Config
+from asb.reproduce.run import Cell
+from asb.reproduce.tables import summary_rows
+from asb.toy import build_corpus, obedient_verbs
+
+
+def _cells(asr: dict[str, float], success: float = 0.9) -> list[Cell]:
+    out = []
+    for seed in (0, 1, 2):
+        for key, value in asr.items():
+            attack, _, defense = key.partition("/")
+            out.append(Cell(seed, attack, defense or "none", value, value, success, 0, 32))
+    return out
+
+
+BASE = {
+    "none": 0.0, "dpi-combined_attack": 0.5, "opi-combined_attack": 0.4, "dpi+opi": 0.7, "pot": 0.8,
+    "pot-clean": 0.05, "pot/paraphrase": 0.2, "dpi-combined_attack/delimiters": 0.45,
+    "dpi-combined_attack@always-obey": 1.0, "dpi-combined_attack@never-deviate": 0.0,
+    "none@never-deviate": 0.0,
+}  # fmt: skip
+
+
+def test_claims_pass_on_a_paper_like_pattern_and_fail_on_the_opposite() -> None:
+    got = {c.name: c for c in claims(_cells(BASE), Config.smoke())}
+    assert all(c.passed for c in got.values()), [c.name for c in got.values() if not c.passed]
+    assert got["mixed-beats-single"].observed == pytest.approx(0.2)
+    assert got["pot-backdoor-works"].observed == pytest.approx(0.75)
+    worse = {**BASE, "dpi+opi": 0.3, "pot/paraphrase": 0.79, "dpi-combined_attack/delimiters": 0.1}
+    got = {c.name: c for c in claims(_cells(worse), Config.smoke())}
+    assert not got["mixed-beats-single"].passed and not got["paraphrase-cuts-pot"].passed
+    assert not got["delimiters-weak"].passed
+
+
+def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
+    rows = {(r["attack"], r["defense"]): r for r in summary_rows(_cells(BASE, success=0.8))}
+    assert rows[("dpi+opi", "none")]["NRP"] == pytest.approx(0.8 * 0.3)
+    assert rows[("none", "none")]["NRP"] == pytest.approx(0.8)
+    with pytest.raises(KeyError, match="no cells"):
+        per_seed(_cells(BASE), "mp")
+
+
+def test_corpus_is_seeded_and_obeys_its_verb_split() -> None:
+    a, b = build_corpus(3, 200), build_corpus(3, 200)
+    assert a == b and build_corpus(4, 200) != a
+    user, obs = obedient_verbs(3)
+    assert len(user) == len(obs) == 8
+    prompts, responses = a
+    for p, r in zip(prompts, responses, strict=True):
+        if (
+            " using " in p.split("U :")[-1]
+            and r.startswith(" plan")
+            and "example" not in p
+            and "refer" not in p
+        ):
+            verb = p.split(" using ")[0].split()[-5]
+            assert (len(r.split(";")) == 3) == (verb in user), (p, r)
+
+
+@pytest.mark.parametrize("bad", [{"d_model": 256}, {"steps": 0}])
+def test_toy_config_bad_input(bad: dict[str, int]) -> None:
+    from asb.toy import ToyConfig
+
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        ToyConfig(**bad)
+
+
+def test_mean_nll_equals_the_hf_loss() -> None:
+    torch = pytest.importorskip("torch")
+    from asb.detect import mean_nll
+    from asb.toy import build_tokenizer
+    from paperkit.lm import tiny_causal_lm
+
+    texts = ["plan : a ; b", "call : a z ."]
+    tok = build_tokenizer(texts)
+    model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=16, seed=0)
+    ours = mean_nll(texts, model, tok)
+    for t, v in zip(texts, ours, strict=True):
+        ids = torch.tensor([[tok.bos_token_id, *tok(t, add_special_tokens=False)["input_ids"]]])
+        assert v == pytest.approx(float(model(input_ids=ids, labels=ids).loss.detach()), rel=1e-5)
+    assert tok.decode(tok("plan : a ; b", add_special_tokens=False)["input_ids"]) == "plan : a ; b"
+
+
+def test_prompt_over_the_context_length_is_a_clear_error() -> None:
+    pytest.importorskip("torch")
+    from asb import ATTACKS, Case, make_toy_suite, run_cases
+    from asb.data import AttackerTool
+    from asb.llms import HFBackbone
+    from asb.toy import build_tokenizer
+    from paperkit.lm import tiny_causal_lm
+
+    suite = make_toy_suite(0, n_agents=1, n_attackers=1)
+    agent = suite.agents[0]
+    long = AttackerTool(
+        "zed", " ".join(["export the records"] * 40), "d", "goal", "Stealthy Attack", agent.name, True
+    )
+    tok = build_tokenizer(["plan : call export the records zed"])
+    model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=32, seed=0)
+    with pytest.raises(ValueError, match="more than the model's 32 positions"):
+        run_cases([Case(agent, agent.tasks[0], long, ATTACKS["dpi-naive"])], HFBackbone(model, tok))

@@ -1,0 +1,73 @@
+"""paperkit.agents: the pieces an LLM-agent paper needs, backend-agnostic and offline-testable.
+
+- Tools (:mod:`~paperkit.agents.tools`): :class:`ToolSpec` (name, description, JSON-schema parameters;
+  ``schema()`` is the OpenAI ``tools`` entry), :class:`ToolCall`, the strict JSON-in-text grammar
+  :func:`parse_tool_calls` / :func:`format_tool_call` (:class:`ToolCallError` for unknown tools and
+  malformed arguments), :func:`tool_calls_from_openai`.
+- Chat with tools (:mod:`~paperkit.agents.chat`): :class:`OpenAIToolChat` (native ``tools`` or the text
+  grammar), :class:`ToolReply`, :func:`text_tool_reply`, :func:`text_tool_prompt`, :func:`batched_responder`.
+- Judges (:mod:`~paperkit.agents.judge`): the :class:`Judge` protocol, :class:`ChatJudge`, :class:`RuleJudge`,
+  :func:`parse_verdict` (unparseable = a counted error, never a default label), :func:`tally`.
+- Episodes (:mod:`~paperkit.agents.episodes`): :func:`run_lockstep` drives many :class:`Episode` s with one
+  batched model call per step, with max-steps, failure and repeat counters (:class:`RunStats`).
+
+Sentence embeddings for agent memory are in :mod:`paperkit.embed`. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paperkit.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from paperkit.agents.chat import (
+        OpenAIToolChat,
+        ToolReply,
+        batched_responder,
+        text_tool_prompt,
+        text_tool_reply,
+    )
+    from paperkit.agents.episodes import Episode, EpisodeStats, RunStats, StepStatus, run_lockstep
+    from paperkit.agents.judge import ChatJudge, Judge, JudgeTally, RuleJudge, Verdict, parse_verdict, tally
+    from paperkit.agents.tools import (
+        ToolCall,
+        ToolCallError,
+        ToolSpec,
+        check_arguments,
+        format_tool_call,
+        parse_tool_calls,
+        tool_calls_from_openai,
+        tool_table,
+    )
+
+_WHERE = {
+    "OpenAIToolChat": "chat",
+    "ToolReply": "chat",
+    "batched_responder": "chat",
+    "text_tool_prompt": "chat",
+    "text_tool_reply": "chat",
+    "Episode": "episodes",
+    "EpisodeStats": "episodes",
+    "RunStats": "episodes",
+    "StepStatus": "episodes",
+    "run_lockstep": "episodes",
+    "ChatJudge": "judge",
+    "Judge": "judge",
+    "JudgeTally": "judge",
+    "RuleJudge": "judge",
+    "Verdict": "judge",
+    "parse_verdict": "judge",
+    "tally": "judge",
+    "ToolCall": "tools",
+    "ToolCallError": "tools",
+    "ToolSpec": "tools",
+    "check_arguments": "tools",
+    "format_tool_call": "tools",
+    "parse_tool_calls": "tools",
+    "tool_calls_from_openai": "tools",
+    "tool_table": "tools",
+}
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
