@@ -67,12 +67,13 @@ VARIANTS: dict[str, Variant] = {
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The tiny GPT-2 (``paperkit.lm.tiny_causal_lm``; ours, spec: 3 layers x 128) and its row length."""
+    """The tiny GPT-2 (``paperkit.lm.tiny_causal_lm``; ours, spec: 3 layers x 128) and its row length
+    (128: a B sentence under A's byte-level tokenizer takes up to ~70 tokens)."""
 
-    d_model: int = 96
-    n_layer: int = 3
+    d_model: int = 64
+    n_layer: int = 2
     n_head: int = 4
-    seq_len: int = 64
+    seq_len: int = 128
 
     def __post_init__(self) -> None:
         for name in ("d_model", "n_layer", "n_head"):
@@ -86,7 +87,7 @@ class CPTConfig:
     ``warmup`` steps, cosine decay); ``replay_ratio`` is the share of A documents (spec: 0.5)."""
 
     steps: int = 300
-    batch_size: int = 16
+    batch_size: int = 8
     lr: float = 2e-3
     warmup: int = 20
     replay_ratio: float = 0.5
@@ -132,7 +133,7 @@ def pretrain_base(
     model: ModelConfig,
     *,
     steps: int,
-    batch_size: int = 16,
+    batch_size: int = 8,
     lr: float = 3e-3,
     warmup: int = 20,
     seed: int,
@@ -204,6 +205,9 @@ def run_variant(
     from allam.metrics import bits_per_byte
 
     check_choice(name, "name", tuple(VARIANTS))
+    check_int(pretrain_steps, "pretrain_steps", low=1)
+    check_int(cpt_steps, "cpt_steps", low=1)
+    check_number(replay_ratio, "replay_ratio", low=0.0, high=1.0)
     sub = make_substrate(WorldConfig(n_entities=n_entities), seed=seed, vocab_a=300, vocab_b=300)
     mc = ModelConfig(d_model=d_model, n_layer=1, n_head=2, seq_len=64)
     base, _ = pretrain_base(sub, mc, steps=pretrain_steps, batch_size=4, warmup=0, seed=seed, device=device)

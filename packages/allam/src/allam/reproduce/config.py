@@ -57,14 +57,14 @@ class Config(Scales):
         },
     }  # fmt: skip
 
-    world: WorldConfig = field(default_factory=lambda: WorldConfig(n_entities=16))
-    model: ModelConfig = field(default_factory=lambda: ModelConfig(d_model=64, n_layer=2))
+    world: WorldConfig = field(default_factory=lambda: WorldConfig(n_entities=12))  # spec 150; 2 shared cores
+    model: ModelConfig = field(default_factory=ModelConfig)
     vocab: int = 512  # spec: BPE vocab 512 for A and for B
-    pretrain_steps: int = 900  # pilot (RESULTS.md): A QA EM 0.81 at 600 steps, 1.0 at 900
-    pretrain_batch: int = 16
+    pretrain_steps: int = 700  # pilot, 16 entities (RESULTS.md): A QA EM 0.81 at 600 steps, 1.0 at 900
+    pretrain_batch: int = 8  # rows of 128 tokens: 1024 tokens a step
     pretrain_lr: float = 3e-3
-    cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=240))
-    variants: tuple[str, ...] = tuple(VARIANTS)
+    cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=160))
+    variants: tuple[str, ...] = ("expand_mean", "orig_tok", "expand_random", "no_replay", "translation")
     init_step: int = 40  # spec claim 3: "after the first 200 CPT steps" (scaled to our CPT length)
     every: int = 40
     n_seeds: int = 3
