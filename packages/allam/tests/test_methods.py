@@ -23,8 +23,7 @@ class TestMethods(MethodBattery):
 
 def test_variants_share_the_base_and_differ_where_declared():
     em, orig = run_variant("expand_mean", **small()), run_variant("orig_tok", **small())
-    rnd = run_variant("expand_random", **small())
-    assert em["losses"] != orig["losses"] and em["losses"] != rnd["losses"]
+    assert em["losses"] != orig["losses"]
     # A and B bits per byte are finite and the byte-level baseline pays more per B byte at init
     assert orig["b_bpb"] > 0 and em["a_bpb"] > 0
 

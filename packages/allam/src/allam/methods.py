@@ -209,7 +209,7 @@ def run_variant(
     check_int(cpt_steps, "cpt_steps", low=1)
     check_number(replay_ratio, "replay_ratio", low=0.0, high=1.0)
     sub = make_substrate(WorldConfig(n_entities=n_entities), seed=seed, vocab_a=300, vocab_b=300)
-    mc = ModelConfig(d_model=d_model, n_layer=1, n_head=2, seq_len=64)
+    mc = ModelConfig(d_model=d_model, n_layer=1, n_head=2, seq_len=160)
     base, _ = pretrain_base(sub, mc, steps=pretrain_steps, batch_size=4, warmup=0, seed=seed, device=device)
     cpt = CPTConfig(steps=cpt_steps, batch_size=4, warmup=0, replay_ratio=replay_ratio)
     model, tok, losses = adapt(name, base, sub, cpt, seq_len=mc.seq_len, seed=seed, device=device)

@@ -43,14 +43,14 @@ class Config(Scales):
         },
         # smoke (seconds, tests only; its claims mean nothing)
         "smoke": {
-            "world": WorldConfig(n_entities=6),
-            "model": ModelConfig(d_model=16, n_layer=1, n_head=2, seq_len=128),
-            "pretrain_steps": 6,
-            "cpt": CPTConfig(steps=4, batch_size=4, warmup=0),
+            "world": WorldConfig(n_entities=4),
+            "model": ModelConfig(d_model=8, n_layer=1, n_head=2, seq_len=160),
+            "pretrain_steps": 2,
+            "cpt": CPTConfig(steps=2, batch_size=2, warmup=0),
             "variants": ("expand_mean", "orig_tok", "expand_random", "no_replay", "translation"),
             "init_step": 2,
             "every": 2,
-            "pretrain_batch": 4,
+            "pretrain_batch": 2,
             "vocab": 300,
             "n_seeds": 2,
             "cache": False,
@@ -60,7 +60,7 @@ class Config(Scales):
     world: WorldConfig = field(default_factory=lambda: WorldConfig(n_entities=12))  # spec 150; 2 shared cores
     model: ModelConfig = field(default_factory=ModelConfig)
     vocab: int = 512  # spec: BPE vocab 512 for A and for B
-    pretrain_steps: int = 700  # pilot, 16 entities (RESULTS.md): A QA EM 0.81 at 600 steps, 1.0 at 900
+    pretrain_steps: int = 1000  # pilot, 16 entities (RESULTS.md): A QA EM 0.12 at 300 steps, 0.81 at 600, 1.0 at 900
     pretrain_batch: int = 8  # rows of 128 tokens: 1024 tokens a step
     pretrain_lr: float = 3e-3
     cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=160))
