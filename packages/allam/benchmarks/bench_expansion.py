@@ -45,11 +45,15 @@ def main() -> None:
         t_peer += cpu(peer)
     joint = peer()
     same_a = joint(a[:200])["input_ids"] == sub.tok_a(a[:200])["input_ids"]
-    print(f"vocabulary {size}: fertility of B text  A-only BPE {fertility(sub.tok_a, b):.2f}  "
-          f"expanded {fertility(sub.expansion.tokenizer, b):.2f}  joint peer BPE {fertility(joint, b):.2f}")
+    print(
+        f"vocabulary {size}: fertility of B text  A-only BPE {fertility(sub.tok_a, b):.2f}  "
+        f"expanded {fertility(sub.expansion.tokenizer, b):.2f}  joint peer BPE {fertility(joint, b):.2f}"
+    )
     print(f"A ids preserved: expanded True (tests), joint peer {same_a}")
-    print(f"CPU time: train A + B BPEs and expand {t_ours / REPS * 1e3:.1f} ms, joint peer BPE "
-          f"{t_peer / REPS * 1e3:.1f} ms, ratio ours/peer {t_ours / t_peer:.2f}")
+    print(
+        f"CPU time: train A + B BPEs and expand {t_ours / REPS * 1e3:.1f} ms, joint peer BPE "
+        f"{t_peer / REPS * 1e3:.1f} ms, ratio ours/peer {t_ours / t_peer:.2f}"
+    )
     base = tiny_causal_lm(sub.tok_a, n_layer=3, n_head=4, d_model=96, max_positions=64, seed=0)
     old_mean = base.get_input_embeddings().weight.detach().mean(0)
     ex, n_old = sub.expansion, len(sub.tok_a)
@@ -60,7 +64,7 @@ def main() -> None:
     }
     times = dict.fromkeys(calls, 0.0)
     models = {}
-    for name, fn in calls.items():
+    for fn in calls.values():
         fn(copy.deepcopy(base))  # warm-up
     for _ in range(REPS):
         for name, fn in calls.items():
@@ -71,8 +75,10 @@ def main() -> None:
     for name, t in times.items():
         rows = models[name].get_input_embeddings().weight.detach()[n_old:]
         gap = float((rows.mean(0) - old_mean).norm())
-        print(f"{name:28s} {t / REPS * 1e3:7.2f} ms  ratio to transformers {t / ref:5.2f}  "
-              f"|mean(new rows) - mean(old rows)| = {gap:.4f}")
+        print(
+            f"{name:28s} {t / REPS * 1e3:7.2f} ms  ratio to transformers {t / ref:5.2f}  "
+            f"|mean(new rows) - mean(old rows)| = {gap:.4f}"
+        )
 
 
 if __name__ == "__main__":

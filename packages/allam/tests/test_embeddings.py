@@ -47,8 +47,12 @@ def test_untied_head_and_other_inits(sub):
     head_old = llama.get_output_embeddings().weight.detach().clone()
     emb_old = llama.get_input_embeddings().weight.detach().clone()
     resize_and_init(llama, sub.tok_a, ex.tokenizer, ex.new_ids, method="mean_all")
-    torch.testing.assert_close(llama.get_output_embeddings().weight[n_old:], head_old.mean(0).expand(len(ex.new_ids), -1))
-    torch.testing.assert_close(llama.get_input_embeddings().weight[n_old:], emb_old.mean(0).expand(len(ex.new_ids), -1))
+    torch.testing.assert_close(
+        llama.get_output_embeddings().weight[n_old:], head_old.mean(0).expand(len(ex.new_ids), -1)
+    )
+    torch.testing.assert_close(
+        llama.get_input_embeddings().weight[n_old:], emb_old.mean(0).expand(len(ex.new_ids), -1)
+    )
     m1 = tiny_causal_lm(sub.tok_a, n_layer=1, n_head=2, d_model=16, max_positions=64, seed=1)
     m2 = copy.deepcopy(m1)
     for m in (m1, m2):

@@ -55,7 +55,7 @@ def test_qa_scores_match_a_brute_force_loop(sub, tiny):
         for _ in tok(p.answer)["input_ids"]:
             with torch.no_grad():
                 seq.append(int(tiny(input_ids=torch.tensor([seq])).logits[0, -1].argmax()))
-        assert bool(got["exact"][i]) == (seq[len(prompt):] == tok(p.answer)["input_ids"])
+        assert bool(got["exact"][i]) == (seq[len(prompt) :] == tok(p.answer)["input_ids"])
     assert np.all((got["rank_score"] >= 0) & (got["rank_score"] <= 1))
 
 

@@ -13,7 +13,13 @@ FINAL = {"a_bpb": 1.0, "b_bpb": 1.0, "qa_a_em": 1.0, "qa_a_rank": 1.0, "qa_b_aon
 def _record(s: int) -> dict:
     cfg = Config.quick()
     steps = range(cfg.every, cfg.cpt.steps + 1, cfg.every)
-    b_at_init = {"expand_mean": 2.0, "expand_random": 2.5 + s, "orig_tok": 3.0, "no_replay": 2.0, "translation": 2.0}
+    b_at_init = {
+        "expand_mean": 2.0,
+        "expand_random": 2.5 + s,
+        "orig_tok": 3.0,
+        "no_replay": 2.0,
+        "translation": 2.0,
+    }
     final = {
         "expand_mean": FINAL | {"a_bpb": 1.02, "b_bpb": 1.5},
         "orig_tok": FINAL | {"b_bpb": 2.5},
@@ -48,7 +54,6 @@ def test_at_step_and_config_checks():
     with pytest.raises(KeyError, match="step 3"):
         at_step([{"step": 2, "b_bpb": 1.5}], 3, "b_bpb")
     with pytest.raises(ValueError, match="variants"):
-        Config.quick().replace(variants=("expand_mean",)) if hasattr(Config, "replace") else Config(
-            variants=("expand_mean",))
+        Config(variants=("expand_mean",))
     with pytest.raises(ValueError, match="n_seeds"):
         Config(n_seeds=1)

@@ -187,7 +187,9 @@ def parallel_pairs(facts: Sequence[Fact], templates: Sequence[int] = TRAIN_TEMPL
     other groups are refused: parallel data must not leak A-only facts into B)."""
     for f in facts:
         if f.group != "AB":
-            raise ValueError(f"parallel_pairs takes only facts stated in both languages; got group {f.group!r}")
+            raise ValueError(
+                f"parallel_pairs takes only facts stated in both languages; got group {f.group!r}"
+            )
     return [f"{render(f, 'A', t)} = {render(f, 'B', t)}" for f in facts for t in templates]
 
 

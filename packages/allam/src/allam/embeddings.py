@@ -80,7 +80,9 @@ def _check_ids(model: Any, old_tokenizer: Any, new_tokenizer: Any, new_ids: Any)
             f"new_ids {clash[:5]} already exist in the vocabulary (ids < {n_old}, the old tokenizer's size)"
         )
     if ids != list(range(n_old, n_new)):
-        raise ValueError(f"new_ids must be the contiguous ids {n_old}..{n_new - 1} appended to the vocabulary")
+        raise ValueError(
+            f"new_ids must be the contiguous ids {n_old}..{n_new - 1} appended to the vocabulary"
+        )
     return n_old, n_new
 
 

@@ -112,7 +112,9 @@ class Substrate:
     texts: Mapping[str, list[str]]
 
 
-def make_substrate(world: WorldConfig | None = None, *, seed: int, vocab_a: int = 512, vocab_b: int = 512) -> Substrate:
+def make_substrate(
+    world: WorldConfig | None = None, *, seed: int, vocab_a: int = 512, vocab_b: int = 512
+) -> Substrate:
     """Draw the world from ``seed``, render its texts and train both BPEs (spec: vocab 512 each)."""
     w = make_world(world, seed=seed)
     check_int(vocab_a, "vocab_a", low=260)
@@ -175,7 +177,9 @@ def adapt(
     tok = sub.tok_a
     if v.expand:
         tok = sub.expansion.tokenizer
-        resize_and_init(model, sub.tok_a, tok, sub.expansion.new_ids, method=v.init or "mean_subword", seed=seed)
+        resize_and_init(
+            model, sub.tok_a, tok, sub.expansion.new_ids, method=v.init or "mean_subword", seed=seed
+        )
     ratio = cpt.replay_ratio if v.replay else 0.0
     weights = cpt_weights(ratio, translation=v.translation)
     sources = {"A": sub.texts["a_train"], "B": sub.texts["b_train"], "parallel": sub.texts["parallel"]}
@@ -184,8 +188,10 @@ def adapt(
     docs = mix.sample(cpt.steps * cpt.batch_size * seq_len // 6, seed=seed + 1)
     rows = pack(tok, docs, seq_len)
     hook = (lambda step: callback(model, tok, step)) if callback is not None else None
-    losses = train_lm(model, rows, pad_id=tok.pad_token_id, steps=cpt.steps, batch_size=cpt.batch_size,
-                      lr=cpt.lr, warmup=cpt.warmup, seed=seed, device=device, callback=hook, every=every)  # fmt: skip
+    losses = train_lm(
+        model, rows, pad_id=tok.pad_token_id, steps=cpt.steps, batch_size=cpt.batch_size, lr=cpt.lr,
+        warmup=cpt.warmup, seed=seed, device=device, callback=hook, every=every,
+    )  # fmt: skip
     return model, tok, losses
 
 

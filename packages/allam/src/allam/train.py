@@ -76,7 +76,9 @@ class Mixture:
         if not self.sources:
             raise ValueError("sources is empty: give at least one source")
         if set(self.sources) != set(self.weights):
-            raise ValueError(f"weights keys {sorted(self.weights)} differ from sources {sorted(self.sources)}")
+            raise ValueError(
+                f"weights keys {sorted(self.weights)} differ from sources {sorted(self.sources)}"
+            )
         for k, w in self.weights.items():
             check_number(w, f"weights[{k!r}]", low=0.0)
             if w > 0 and not self.sources[k]:

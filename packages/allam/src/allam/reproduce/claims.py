@@ -54,13 +54,12 @@ def per_seed(records: dict[int, dict[str, Any]], config: Config) -> dict[str, np
 def claims(records: dict[int, dict[str, Any]], config: Config, seeds: tuple[int, ...]) -> list[Claim]:
     mg, q = config.margins, per_seed(records, config)
     rng = np.random.default_rng(0)
-    pair = {"rng": rng, "seeds": seeds}
     init = paired_difference(q["init_b_bpb_expand_random"], q["init_b_bpb_expand_mean"],
-                             names=("random", "mean_subword"), **pair)  # fmt: skip
+                             names=("random", "mean_subword"), rng=rng, seeds=seeds)  # fmt: skip
     eff = paired_difference(q["final_b_bpb_orig_tok"], q["final_b_bpb_expand_mean"],
-                            names=("orig_tok", "expand_mean"), **pair)  # fmt: skip
+                            names=("orig_tok", "expand_mean"), rng=rng, seeds=seeds)  # fmt: skip
     trans = paired_difference(q["transfer_rank_translation"], q["transfer_rank_expand_mean"],
-                              names=("translation", "expand_mean"), **pair)  # fmt: skip
+                              names=("translation", "expand_mean"), rng=rng, seeds=seeds)  # fmt: skip
     em_gain = float(np.mean(q["transfer_em_translation"] - q["transfer_em_expand_mean"]))
     return [
         Claim.at_least(

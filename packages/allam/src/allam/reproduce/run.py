@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 from paperkit import Report, check_seed, package_version, torch_threads, track
 
+from allam.data import qa_probes
 from allam.methods import Substrate, adapt, make_substrate, pretrain_base
 from allam.metrics import bits_per_byte, qa_scores
 from allam.reproduce.claims import claims
 from allam.reproduce.config import Config
 from allam.reproduce.tables import tables
-from allam.data import qa_probes
 from allam.tokenizer import fertility
 
 __all__ = ["base_model", "evaluate", "run", "run_seed"]
@@ -29,7 +29,12 @@ def base_model(sub: Substrate, config: Config, seed: int, device: str) -> tuple[
     from paperkit.lm import cached_model, tiny_causal_lm
 
     mc = config.model
-    key = {"world": config.world, "model": mc, "vocab": config.vocab, **{k: v for k, v in kw.items() if k != "device"}}
+    key = {
+        "world": config.world,
+        "model": mc,
+        "vocab": config.vocab,
+        **{k: v for k, v in kw.items() if k != "device"},
+    }
     box: dict[str, Any] = {}
 
     def train(m: Any) -> dict[str, Any]:
@@ -81,8 +86,9 @@ def run_seed(config: Config, seed: int, device: str) -> dict[str, Any]:
         curve: list[dict[str, float]] = []
 
         def hook(model: Any, tok: Any, step: int, curve: list[dict[str, float]] = curve) -> None:
-            curve.append({"step": step, "b_bpb": bits_per_byte(model, tok, sub.texts["b_eval"], device=device),
-                          "a_bpb": bits_per_byte(model, tok, sub.texts["a_eval"], device=device)})  # fmt: skip
+            b = bits_per_byte(model, tok, sub.texts["b_eval"], device=device)
+            a = bits_per_byte(model, tok, sub.texts["a_eval"], device=device)
+            curve.append({"step": step, "b_bpb": b, "a_bpb": a})
 
         model, tok, losses = adapt(name, base, sub, config.cpt, seq_len=config.model.seq_len, seed=seed,
                                    device=device, callback=hook, every=config.every)  # fmt: skip
@@ -104,7 +110,8 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         f"Base: GPT-2 d{m.d_model} x {m.n_layer} layers, rows of {m.seq_len} tokens, {config.pretrain_steps} "
         f"steps x {config.pretrain_batch} rows on A text (lr {config.pretrain_lr}).",
         f"CPT: {c.steps} steps x {c.batch_size} rows of {m.seq_len} tokens for every variant (lr {c.lr}, "
-        f"replay ratio {c.replay_ratio}); B bpb / A bpb on held-out template-5 text every {config.every} steps.",
+        f"replay ratio {c.replay_ratio}); B and A bits per byte on held-out template-5 text every "
+        f"{config.every} steps.",
     ]
     return Report(metrics={"per_seed": {str(s): r for s, r in records.items()}, "seeds": list(seeds)},
                   claims=cl, tables=tables(records, config), notes=notes)  # fmt: skip

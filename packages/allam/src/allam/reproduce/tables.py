@@ -10,8 +10,9 @@ from allam.reproduce.config import Config
 
 __all__ = ["tables"]
 
-KEYS = (("a_bpb", "A bpb"), ("b_bpb", "B bpb"), ("qa_a_em", "A QA EM"), ("qa_b_stated_em", "B QA EM (B-stated)"),
-        ("qa_b_aonly_rank", "B QA rank score (A-only)"), ("qa_b_aonly_em", "B QA EM (A-only)"))  # fmt: skip
+KEYS = (("a_bpb", "A bpb"), ("b_bpb", "B bpb"), ("qa_a_em", "A QA EM"),
+        ("qa_b_stated_em", "B QA EM (B-stated)"), ("qa_b_aonly_rank", "B QA rank score (A-only)"),
+        ("qa_b_aonly_em", "B QA EM (A-only)"))  # fmt: skip
 
 
 def _ms(x: list[float]) -> str:
