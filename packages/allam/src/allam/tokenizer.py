@@ -51,6 +51,7 @@ def byte_symbols() -> dict[int, str]:
 
 
 _SYMBOL_TO_BYTE = {s: b for b, s in byte_symbols().items()}
+_BYTE_TOKENS = frozenset(_SYMBOL_TO_BYTE)
 
 
 def token_bytes(token: str) -> bytes:
@@ -121,12 +122,12 @@ def expand_tokenizer(
     check_choice(on_existing, "on_existing", ("skip", "error"))
     spec, other = _model_json(base, "base"), _model_json(new, "new")
     vocab: dict[str, int] = dict(spec["model"]["vocab"])
-    missing = [s for s in byte_symbols().values() if s not in vocab]
+    missing = [s for s in _BYTE_TOKENS if s not in vocab]
     if missing:
         raise ValueError(f"base lacks {len(missing)} of the 256 byte tokens; train it with full_bytes=True")
     keep_bytes = _protected_bytes(vocab, protected)
     existing = tuple(t for t in other["model"]["vocab"] if t in vocab)
-    extra = [t for t in existing if t not in SPECIAL_TOKENS and t not in byte_symbols().values()]
+    extra = [t for t in existing if t not in SPECIAL_TOKENS and t not in _BYTE_TOKENS]
     if on_existing == "error" and extra:
         raise ValueError(
             f"new has {len(extra)} token(s) that already exist in the base vocabulary, e.g. {extra[:3]}"
