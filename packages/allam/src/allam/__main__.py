@@ -1,0 +1,5 @@
+import sys
+
+from allam.cli import main
+
+sys.exit(main())

@@ -1,0 +1,59 @@
+"""Claims on synthetic per-seed records: each claim's observed number is the one its statement names."""
+
+from __future__ import annotations
+
+import pytest
+from allam.reproduce import Config
+from allam.reproduce.claims import at_step, claims, per_seed
+
+FINAL = {"a_bpb": 1.0, "b_bpb": 1.0, "qa_a_em": 1.0, "qa_a_rank": 1.0, "qa_b_aonly_rank": 0.5,
+         "qa_b_aonly_em": 0.1, "qa_b_stated_em": 0.9, "qa_b_stated_rank": 0.9}  # fmt: skip
+
+
+def _record(s: int) -> dict:
+    cfg = Config.quick()
+    steps = range(cfg.every, cfg.cpt.steps + 1, cfg.every)
+    b_at_init = {
+        "expand_mean": 2.0,
+        "expand_random": 2.5 + s,
+        "orig_tok": 3.0,
+        "no_replay": 2.0,
+        "translation": 2.0,
+    }
+    final = {
+        "expand_mean": FINAL | {"a_bpb": 1.02, "b_bpb": 1.5},
+        "orig_tok": FINAL | {"b_bpb": 2.5},
+        "expand_random": FINAL,
+        "no_replay": FINAL | {"a_bpb": 1.5 + 0.1 * s},
+        "translation": FINAL | {"qa_b_aonly_rank": 0.7, "qa_b_aonly_em": 0.3},
+    }
+    return {
+        "fertility_orig": 10.0, "fertility_expanded": 1.5 + s, "base": FINAL | {"qa_a_em": 0.9},
+        "variants": {n: {"curve": [{"step": k, "b_bpb": b_at_init[n], "a_bpb": 1.0} for k in steps],
+                         "final": f} for n, f in final.items()},
+    }  # fmt: skip
+
+
+def test_claims_follow_the_records():
+    cfg = Config.quick()
+    recs = {s: _record(s) for s in (0, 1)}
+    out = {c.name: c for c in claims(recs, cfg, (0, 1))}
+    q = per_seed(recs, cfg)
+    assert out["fertility-halved"].observed == pytest.approx(2.5 / 10) and out["fertility-halved"].passed
+    assert out["replay-no-forgetting"].observed == pytest.approx(1.02) and out["replay-no-forgetting"].passed
+    assert out["no-replay-forgets"].observed == pytest.approx(1.5) and out["no-replay-forgets"].passed
+    assert out["gate-base-knows-a"].observed == pytest.approx(0.9)
+    assert out["init-mean-beats-random"].details["mean_difference"] == pytest.approx(1.0)
+    assert out["expansion-beats-orig-tok"].passed and out["parallel-data-transfers"].passed
+    assert out["parallel-data-transfers"].details["em_gain_points"] == pytest.approx(20.0)
+    assert q["init_b_bpb_expand_random"].tolist() == [2.5, 3.5]
+
+
+def test_at_step_and_config_checks():
+    assert at_step([{"step": 2, "b_bpb": 1.5}], 2, "b_bpb") == 1.5
+    with pytest.raises(KeyError, match="step 3"):
+        at_step([{"step": 2, "b_bpb": 1.5}], 3, "b_bpb")
+    with pytest.raises(ValueError, match="variants"):
+        Config(variants=("expand_mean",))
+    with pytest.raises(ValueError, match="n_seeds"):
+        Config(n_seeds=1)
