@@ -21,11 +21,12 @@ from __future__ import annotations
 import pickle
 import re
 import warnings
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from paperkit import check_choice
+from paperkit import check_array, check_choice, check_instance, check_strings
 
 from video_brain_rsa.dissimilarity import rdm
 
@@ -96,6 +97,7 @@ def _split_array(data: dict, key: str, path: str | Path) -> np.ndarray:
 def read_roi_file(path: str | Path, split: str = "test") -> np.ndarray:
     """``(videos, V)`` float64 responses of one subject's ROI file, averaged over repetitions."""
     split = check_choice(split, "split", ("train", "test", "all"))
+    check_instance(path, "path", (str, PathLike))
     data = _unpickle(path)
     if not isinstance(data, dict):
         raise BMDFileError(f"{path}: expected a dict of arrays, got {type(data).__name__}")
@@ -111,7 +113,10 @@ def load_bmd(
     ``rois``: keep only these (a requested ROI found for no subject is an error). A subject missing an
     ROI is left out of that ROI (score over the subjects present).
     """
-    base = Path(root)
+    split = check_choice(split, "split", ("train", "test", "all"))
+    if rois is not None:
+        rois = tuple(check_strings(rois, "rois"))
+    base = Path(check_instance(root, "root", (str, PathLike)))
     if not base.is_dir():
         raise FileNotFoundError(f"root {str(base)!r} is not a directory")
     out: dict[str, dict[int, np.ndarray]] = {}
@@ -141,6 +146,7 @@ def bmd_rdms(data: dict[str, dict[int, np.ndarray]]) -> dict[str, np.ndarray]:
     for roi, subjects in data.items():
         mats = []
         for s, x in sorted(subjects.items()):
+            x = np.asarray(check_array(x, f"data[{roi!r}][{s!r}]", ndim=2, finite=False), dtype=np.float64)
             keep = np.nanstd(x, axis=0) > 0
             keep &= ~np.isnan(x).any(axis=0)
             if not keep.all():
