@@ -8,6 +8,8 @@ import torch
 import video_brain_rsa as vbr
 from video_brain_rsa.data import Clips
 
+pytestmark = pytest.mark.filterwarnings("ignore:pca=.*exceeds:UserWarning")
+
 _RNG = np.random.default_rng(0)
 _X = _RNG.standard_normal((6, 5))
 R = vbr.rdm(_X, pca=None)  # a valid (6, 6) RDM
