@@ -258,6 +258,21 @@ CASES = {
         "voxels",
     ),
     "ground_truth/clips": (lambda: vbr.ground_truth({"video": VIDEO}), TypeError, "clips"),
+    "ground_truth/action out of range": (
+        lambda: vbr.ground_truth(Clips(VIDEO, LABELS + 9, LABELS, np.ones(6))),
+        ValueError,
+        "clips.action",
+    ),
+    "ground_truth/shape length": (
+        lambda: vbr.ground_truth(Clips(VIDEO, LABELS, LABELS[:4], np.ones(6))),
+        ValueError,
+        "clips.shape",
+    ),
+    "ground_truth/video NaN": (
+        lambda: vbr.ground_truth(Clips(np.full_like(VIDEO, np.nan), LABELS, LABELS, np.ones(6))),
+        ValueError,
+        "clips.video",
+    ),
     "motion_energy/video 4-D": (lambda: vbr.motion_energy(VIDEO[0]), ValueError, "video"),
     "motion_energy/NaN": (lambda: vbr.motion_energy(np.full_like(VIDEO, np.nan)), ValueError, "video"),
     "motion_energy/one frame": (lambda: vbr.motion_energy(VIDEO[:, :1]), ValueError, "video"),

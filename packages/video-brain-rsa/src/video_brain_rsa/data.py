@@ -157,7 +157,13 @@ def motion_energy(video: np.ndarray) -> np.ndarray:
 def ground_truth(clips: Clips) -> dict[str, np.ndarray]:
     """The feature space behind each ROI, ``(n, F)`` float64 (see the module docstring)."""
     check_instance(clips, "clips", Clips)
-    n = len(clips)
+    n = check_array(clips.video, "clips.video", ndim=5).shape[0]
+    for name, k in (("action", len(ACTIONS)), ("shape", len(SHAPES))):
+        lab = np.asarray(check_array(getattr(clips, name), f"clips.{name}", shape=(n,), kind="iu"))
+        if lab.size and (lab.min() < 0 or lab.max() >= k):
+            raise ValueError(
+                f"clips.{name} must be class indices 0 .. {k - 1}, got {lab.min()} .. {lab.max()}"
+            )
     return {
         "V1": clips.video.reshape(n, -1).astype(np.float64),
         "MT": motion_energy(clips.video),
