@@ -58,9 +58,12 @@ def test_spearman_invariances_and_strict_upper_triangle():
     assert rsa_score(m, brain[:1]).mean == pytest.approx(stats.spearmanr(upper(m), upper(brain[0]))[0])
     assert rsa_score(brain[0], brain[:1]).mean == pytest.approx(1.0)
     assert rsa_score(-brain[0], brain[:1]).mean == pytest.approx(-1.0)
+    diagonal = m + 7.0 * np.eye(len(m))  # only the strict upper triangle is read
+    assert rsa_score(diagonal, brain).mean == pytest.approx(s0, abs=1e-12)
     lower = m.copy()
-    lower[np.tril_indices(len(m))] = 7.0  # only the strict upper triangle is read
-    assert rsa_score(lower, brain).mean == pytest.approx(s0, abs=1e-12)
+    lower[np.tril_indices(len(m), k=-1)] = 7.0  # an asymmetric matrix is refused, not half-read
+    with pytest.raises(ValueError, match="model_rdm must be symmetric"):
+        rsa_score(lower, brain)
 
 
 def test_noise_ceilings_net2brain_brute_force_and_rsatoolbox():

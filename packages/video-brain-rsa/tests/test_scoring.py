@@ -39,7 +39,7 @@ def test_hand_crafted_rdms_shapes_and_labels():
 
 
 def test_bad_inputs_name_the_argument():
-    with pytest.raises(ValueError, match="roi 'B' has no records"):
+    with pytest.raises(ValueError, match="records must hold at least one"):
         best_layer([], "B")
     with pytest.raises(ValueError, match="selection"):
         best_layer([], "A", selection="max")

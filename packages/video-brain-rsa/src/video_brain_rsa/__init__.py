@@ -29,6 +29,7 @@ PUBLIC = {
     "extract": "features",
     "sample_clips": "features",
     "ROI_GROUPS": "bmd",
+    "BMDFileError": "bmd",
     "load_bmd": "bmd",
     "bmd_rdms": "bmd",
     "read_roi_file": "bmd",
@@ -52,7 +53,7 @@ PUBLIC = {
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
 if TYPE_CHECKING:
-    from video_brain_rsa.bmd import ROI_GROUPS, bmd_rdms, load_bmd, read_roi_file
+    from video_brain_rsa.bmd import ROI_GROUPS, BMDFileError, bmd_rdms, load_bmd, read_roi_file
     from video_brain_rsa.data import (
         ACTIONS,
         ROIS,

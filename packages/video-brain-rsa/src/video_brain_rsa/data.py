@@ -21,10 +21,19 @@ ROI's upper noise ceiling at a target (spec: about 0.5) on a calibration draw of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_instance, check_int, check_number, check_positive, check_seed
+from paperkit import (
+    check_array,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_positive,
+    check_seed,
+)
 
 from video_brain_rsa.dissimilarity import rdm_kernel
 from video_brain_rsa.rsa import noise_ceiling
@@ -124,6 +133,7 @@ def render_clips(n: int, *, seed: int, frames: int = 8, size: int = 16, chunk: i
     n = check_int(n, "n", low=1)
     frames = check_int(frames, "frames", low=2)
     size = check_int(size, "size", low=4)
+    chunk = check_int(chunk, "chunk", low=1)
     rng = np.random.default_rng(check_seed(seed))
     idx = np.arange(n)
     action, shape = idx % len(ACTIONS), (idx // len(ACTIONS)) % len(SHAPES)
@@ -139,13 +149,21 @@ def motion_energy(video: np.ndarray) -> np.ndarray:
     """``(n, T - 1)`` mean squared frame difference over pixels and channels of ``video``
     ``(n, T, C, H, W)``."""
     v = np.asarray(check_array(video, "video", ndim=5), dtype=np.float64)
+    if v.shape[1] < 2:
+        raise ValueError(f"video must hold >= 2 frames (T) for frame differences, got shape {v.shape}")
     return np.mean(np.diff(v, axis=1) ** 2, axis=(2, 3, 4))
 
 
 def ground_truth(clips: Clips) -> dict[str, np.ndarray]:
     """The feature space behind each ROI, ``(n, F)`` float64 (see the module docstring)."""
     check_instance(clips, "clips", Clips)
-    n = len(clips)
+    n = check_array(clips.video, "clips.video", ndim=5).shape[0]
+    for name, k in (("action", len(ACTIONS)), ("shape", len(SHAPES))):
+        lab = np.asarray(check_array(getattr(clips, name), f"clips.{name}", shape=(n,), kind="iu"))
+        if lab.size and (lab.min() < 0 or lab.max() >= k):
+            raise ValueError(
+                f"clips.{name} must be class indices 0 .. {k - 1}, got {lab.min()} .. {lab.max()}"
+            )
     return {
         "V1": clips.video.reshape(n, -1).astype(np.float64),
         "MT": motion_energy(clips.video),
@@ -183,6 +201,7 @@ def make_subjects(
     n_subjects = check_int(n_subjects, "n_subjects", low=1)
     voxels = check_int(voxels, "voxels", low=1)
     seed = check_seed(seed)
+    check_instance(noise, "noise", Mapping)
     truth = ground_truth(clips)
     unknown = set(noise) - set(truth)
     if unknown:
@@ -211,8 +230,9 @@ def noise_for_ceiling(
     as the noise grows).
     """
     target = check_number(target, "target", low=0.0, high=1.0, low_open=True, high_open=True)
-    if roi not in ROIS:
-        raise ValueError(f"roi must be one of {list(ROIS)}, got {roi!r}")
+    roi = check_choice(roi, "roi", ROIS)
+    n_subjects = check_int(n_subjects, "n_subjects", low=2)  # a noise ceiling needs two subjects
+    voxels = check_int(voxels, "voxels", low=2)  # a correlation distance needs two voxels
     signal, unit = _parts(
         ground_truth(clips)[roi], n_subjects, voxels, np.random.default_rng(check_seed(seed))
     )

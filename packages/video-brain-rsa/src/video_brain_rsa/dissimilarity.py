@@ -33,11 +33,11 @@ def pca_reduce(x: np.ndarray, n_components: int) -> np.ndarray:
 
     Estimated on the rows given (centred over stimuli); a request above ``S - 1`` warns and clips.
     """
-    x = np.asarray(check_array(x, "features", ndim=2), dtype=np.float64)
-    n_components = check_int(n_components, "pca", low=1)
+    x = np.asarray(check_array(x, "x", ndim=2), dtype=np.float64)
+    n_components = check_int(n_components, "n_components", low=1)
     s, f = x.shape
     if s < 2 or f < 1:
-        raise ValueError(f"features must hold at least 2 stimuli and 1 feature, got shape {x.shape}")
+        raise ValueError(f"x must hold at least 2 stimuli and 1 feature, got shape {x.shape}")
     k = min(n_components, s - 1, f)
     if n_components > s - 1:
         warnings.warn(
@@ -96,7 +96,7 @@ def rdm(
     model layers and none for brain ROIs). ``zscore_dim``: 0 (over stimuli) or 1 (over features).
     """
     x = np.asarray(check_array(features, "features"), dtype=np.float64)
-    if x.ndim < 2:
+    if x.ndim < 2 or x.size == 0:
         raise ValueError(f"features must be an array of shape (stimuli, features...), got shape {x.shape}")
     x = x.reshape(x.shape[0], -1)
     if x.shape[0] < 4:
@@ -105,11 +105,11 @@ def rdm(
         )
     metric = check_choice(metric, "metric", METRICS)
     if zscore_dim is not None:
-        dim = check_choice(zscore_dim, "zscore_dim", (0, 1))
+        dim = check_choice(check_int(zscore_dim, "zscore_dim"), "zscore_dim", (0, 1))
         x = (x - x.mean(axis=dim, keepdims=True)) / (x.std(axis=dim, keepdims=True) + 1e-7)
     _check_rows(x, metric)
     if pca is not None:
-        x = pca_reduce(x, pca)
+        x = pca_reduce(x, check_int(pca, "pca", low=1))
         _check_rows(x, metric)
     return rdm_kernel(x, metric)
 

@@ -22,6 +22,8 @@ import torch
 from paperkit import check_array, check_choice, check_int, check_strings
 from torch import nn
 
+from video_brain_rsa.models import checked_device
+
 __all__ = ["AGGREGATIONS", "extract", "sample_clips"]
 
 AGGREGATIONS = ("mean", "running")
@@ -97,16 +99,14 @@ def extract(
         raise ValueError("layers must name at least one submodule")
     mode = check_choice(mode, "mode", ("video", "frames"))
     aggregate = check_choice(aggregate, "aggregate", AGGREGATIONS)
-    v = (
-        clips.detach().cpu().numpy()
-        if isinstance(clips, torch.Tensor)
-        else np.asarray(check_array(clips, "clips"))
-    )
+    check_array(clips, "clips")
+    v = clips.detach().cpu().numpy() if isinstance(clips, torch.Tensor) else np.asarray(clips)
     if v.ndim != 5:
         raise ValueError(f"clips must be an array of shape (S, T, C, H, W), got shape {v.shape}")
     sub = sample_clips(v, clip_len, interval) if clip_len is not None else v[:, None]
     s, k, t = sub.shape[:3]
-    x = torch.as_tensor(sub.reshape(s * k, *sub.shape[2:]), dtype=torch.float32, device=device)
+    dev = checked_device(device)
+    x = torch.as_tensor(sub.reshape(s * k, *sub.shape[2:]), dtype=torch.float32, device=dev)
     feats = _run(model, x, names, check_int(batch_size, "batch_size", low=1))
     out = {}
     for name, f in feats.items():

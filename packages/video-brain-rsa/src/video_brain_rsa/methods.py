@@ -73,6 +73,8 @@ METHODS: dict[str, MethodInfo] = {
 
 def run_method(name: str, *args: object, **kw: object) -> ModelRun:
     """Run the registry entry ``name`` (one of :data:`METHODS`)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, one of {list(METHODS)}, got {type(name).__name__}")
     if name not in METHODS:
         raise ValueError(f"name must be one of {list(METHODS)}, got {name!r}")
     return METHODS[name].call(*args, **kw)

@@ -16,10 +16,20 @@ Widths are small (8-16-32 channels) so that a model trains in seconds on 16 x 16
 from __future__ import annotations
 
 import torch
-from paperkit import check_int, check_seed
+from paperkit import check_choice, check_int, check_seed
 from torch import nn
 
-__all__ = ["ARCHITECTURES", "Conv2DTemporal", "Conv3D", "FrameCNN", "build_model"]
+__all__ = ["ARCHITECTURES", "Conv2DTemporal", "Conv3D", "FrameCNN", "build_model", "checked_device"]
+
+
+def checked_device(device: object, name: str = "device") -> torch.device:
+    """``device`` as a ``torch.device`` (``TypeError`` / ``ValueError`` naming ``name`` otherwise)."""
+    if not isinstance(device, str | torch.device):
+        raise TypeError(f"{name} must be a str or torch.device, got {type(device).__name__}")
+    try:
+        return torch.device(device)
+    except (RuntimeError, ValueError) as e:
+        raise ValueError(f"{name} must name a torch device such as 'cpu' or 'cuda', got {device!r}") from e
 
 
 def _seeded_init(model: nn.Module, seed: int) -> None:
@@ -115,8 +125,8 @@ ARCHITECTURES: dict[str, type[nn.Module]] = {
 
 def build_model(arch: str, classes: int, *, seed: int, width: int = 8, device: str = "cpu") -> nn.Module:
     """A fresh ``arch`` model with weights from ``torch.Generator().manual_seed(seed)``, on ``device``."""
-    if arch not in ARCHITECTURES:
-        raise ValueError(f"arch must be one of {list(ARCHITECTURES)}, got {arch!r}")
+    arch = check_choice(arch, "arch", ARCHITECTURES)
+    dev = checked_device(device)
     model = ARCHITECTURES[arch](check_int(classes, "classes", low=2), check_int(width, "width", low=1))
     _seeded_init(model, check_seed(seed))
-    return model.to(device)
+    return model.to(dev)

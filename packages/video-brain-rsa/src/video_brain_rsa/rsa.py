@@ -77,7 +77,18 @@ def _square(d: object, name: str) -> np.ndarray:
         raise ValueError(
             f"{name} must compare at least 4 stimuli (Spearman needs >= 3 pairs), got {a.shape[0]}"
         )
+    _check_symmetric(a, name)
     return a
+
+
+def _check_symmetric(a: np.ndarray, name: str) -> None:
+    # only the strict upper triangle is read, so an asymmetric matrix (a similarity or cross-correlation
+    # matrix passed by mistake) would be scored silently on half of its entries
+    gap = np.abs(a - np.swapaxes(a, -1, -2))
+    if gap.size and gap.max() > 1e-8 * max(1.0, float(np.abs(a).max())):
+        raise ValueError(
+            f"{name} must be symmetric RDMs (d[i, j] == d[j, i]); max |d - d.T| = {gap.max():.3g}"
+        )
 
 
 def stack_checked(brain_rdms: object, name: str = "brain_rdms") -> np.ndarray:
@@ -87,6 +98,7 @@ def stack_checked(brain_rdms: object, name: str = "brain_rdms") -> np.ndarray:
         raise ValueError(f"{name} must be an array of shape (subjects, S, S), got shape {b.shape}")
     if b.shape[0] < 1 or b.shape[1] < 4:
         raise ValueError(f"{name} must hold >= 1 subject and >= 4 stimuli, got shape {b.shape}")
+    _check_symmetric(b, name)
     return b
 
 
@@ -139,6 +151,7 @@ def kendall_tau_a(x: np.ndarray, y: np.ndarray, *, chunk: int = 512) -> float:
     """
     x = np.asarray(check_array(x, "x", ndim=1), dtype=np.float64)
     y = np.asarray(check_array(y, "y", shape=x.shape), dtype=np.float64)
+    chunk = check_int(chunk, "chunk", low=1)
     m = x.size
     if m < 2:
         raise ValueError(f"x and y must hold at least 2 entries, got {m}")

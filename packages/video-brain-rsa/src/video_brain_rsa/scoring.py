@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_choice
+from paperkit import check_array, check_choice, check_instance
 
 from video_brain_rsa.dissimilarity import rdm
 from video_brain_rsa.rsa import rsa_score, stack_checked
@@ -65,6 +65,8 @@ def layerwise_scores(
     ``layers``: ``{layer: (S, F) features}`` in input-to-output order, or ``{layer: (S, S) RDM}`` (used
     as is when square with a zero diagonal and ``pca`` is None). ``brain_rdms``: ``{roi: (N, S, S)}``.
     """
+    check_instance(layers, "layers", Mapping)
+    check_instance(brain_rdms, "brain_rdms", Mapping)
     if not layers:
         raise ValueError("layers must hold at least one layer")
     if not brain_rdms:
@@ -86,6 +88,15 @@ def layerwise_scores(
 def best_layer(records: list[LayerScore], roi: str, *, selection: str = "loso") -> BestLayer:
     """The brain score of one ROI from :func:`layerwise_scores` records (module docstring)."""
     selection = check_choice(selection, "selection", SELECTIONS)
+    check_instance(roi, "roi", str)
+    if isinstance(records, LayerScore) or not isinstance(records, list | tuple):
+        raise TypeError(
+            f"records must be a list of LayerScore (layerwise_scores), got {type(records).__name__}"
+        )
+    if not records:
+        raise ValueError("records must hold at least one LayerScore (layerwise_scores), got none")
+    for i, r in enumerate(records):
+        check_instance(r, f"records[{i}]", LayerScore)
     rows = [r for r in records if r.roi == roi]
     if not rows:
         raise ValueError(f"roi {roi!r} has no records; have {sorted({r.roi for r in records})}")
@@ -104,6 +115,8 @@ def best_layer(records: list[LayerScore], roi: str, *, selection: str = "loso") 
 def hand_crafted_rdms(video: np.ndarray, action: np.ndarray, shape: np.ndarray) -> dict[str, np.ndarray]:
     """``{name: (S, S)}`` baseline RDMs of clips ``video`` ``(S, T, C, H, W)`` with their labels ``(S,)``."""
     v = np.asarray(check_array(video, "video", ndim=5), dtype=np.float64)
+    if v.shape[1] < 2:
+        raise ValueError(f"video must hold >= 2 frames for motion energy, got shape {v.shape}")
     s = v.shape[0]
     a = np.asarray(check_array(action, "action", shape=(s,), kind="iu"))
     o = np.asarray(check_array(shape, "shape", shape=(s,), kind="iu"))

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from paperkit import check_array, check_int, check_positive, check_seed
+from paperkit import check_array, check_instance, check_int, check_positive, check_seed
 from paperkit.optim import Adam
 from torch import nn
+
+from video_brain_rsa.models import checked_device
 
 __all__ = ["accuracy", "predict", "train"]
 
 
-def _tensors(clips: np.ndarray, labels: np.ndarray, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def _tensors(
+    model: object, clips: np.ndarray, labels: np.ndarray, device: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    check_instance(model, "model", nn.Module)
     v = check_array(clips, "clips", ndim=5)
     y = np.asarray(check_array(labels, "labels", shape=(v.shape[0],), kind="iu"))
+    if y.size and y.min() < 0:
+        raise ValueError(f"labels must be class indices >= 0, got minimum {int(y.min())}")
+    device = str(checked_device(device))
     return torch.as_tensor(np.asarray(v), dtype=torch.float32, device=device), torch.as_tensor(
         y, device=device
     )
@@ -37,12 +45,18 @@ def train(
     device: str = "cpu",
 ) -> np.ndarray:
     """Train ``model`` in place; returns the ``(steps,)`` training losses."""
-    x, y = _tensors(clips, labels, device)
+    x, y = _tensors(model, clips, labels, device)
     steps = check_int(steps, "steps", low=0)
     batch_size = check_int(batch_size, "batch_size", low=1)
     opt = Adam(list(model.parameters()), lr=check_positive(lr, "lr"))
     gen = torch.Generator().manual_seed(check_seed(seed))
     n, losses, order, pos = x.shape[0], np.zeros(steps), torch.randperm(x.shape[0], generator=gen), 0
+    if steps and y.numel():
+        model.eval()
+        with torch.no_grad():  # one eval-mode forward: no state or random draw is touched
+            classes = model(x[:1]).shape[1]
+        if int(y.max()) >= classes:
+            raise ValueError(f"labels must be < the model's {classes} classes, got maximum {int(y.max())}")
     model.train()
     for k in range(steps):
         if pos + batch_size > n:
@@ -69,5 +83,7 @@ def predict(model: nn.Module, clips: np.ndarray, *, batch_size: int = 256, devic
 
 def accuracy(model: nn.Module, clips: np.ndarray, labels: np.ndarray, *, device: str = "cpu") -> float:
     """Fraction of ``clips`` whose predicted class equals ``labels``."""
-    y = np.asarray(check_array(labels, "labels", ndim=1, kind="iu"))
+    n = check_array(clips, "clips", ndim=5).shape[0]
+    y = np.asarray(check_array(labels, "labels", shape=(n,), kind="iu"))
+    check_instance(model, "model", nn.Module)
     return float(np.mean(predict(model, clips, device=device) == y))
