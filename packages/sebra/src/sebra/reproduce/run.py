@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import torch
 from paperkit import Report, Tuned, check_seed, track, tune
 
 from sebra.data import Shortcuts, make_digit_urbancars
@@ -17,7 +18,7 @@ from sebra.reproduce.config import Config
 from sebra.reproduce.tables import tables
 from sebra.training import predict_proba
 
-__all__ = ["MethodRecord", "data_for", "run", "run_seed", "tune_all"]
+__all__ = ["MethodRecord", "data_for", "dev_split", "run", "run_seed", "tune_all"]
 
 
 @dataclass(frozen=True)
@@ -40,17 +41,31 @@ def data_for(config: Config, seed: int, device: str) -> dict[str, Shortcuts]:
     )  # fmt: skip
 
 
+def dev_split(train: Shortcuts, fraction: float, seed: int) -> tuple[Shortcuts, Shortcuts]:
+    """``(fit part, dev part)``: a random ``fraction`` of the training images held out (no bias labels)."""
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(len(train), generator=g).to(train.y.device)
+    n_dev = max(1, round(fraction * len(train)))
+    return train.subset(perm[n_dev:]), train.subset(perm[:n_dev])
+
+
 def tune_all(config: Config, device: str) -> dict[str, Tuned]:
-    """Each method's lr from ``config.grid_lr`` on the dev split (validation accuracy of the chosen epoch)
-    of the ``tune_seed`` data; the same grid and budget for every method."""
-    data = data_for(config, config.tune_seed, device)
+    """Each method's lr from ``config.grid_lr``: trained on the fit part of the ``tune_seed`` training images
+    with the budget ``config.tune_method``, scored by the dev part's average accuracy at the chosen epoch;
+    the same grid, data and budget for every method."""
+    data = data_for(replace(config, n_train=config.tune_n_train), config.tune_seed, device)
+    fit_part, dev = dev_split(data["train"], config.dev_fraction, config.tune_seed)
 
     def evaluate(method: str, setting: Mapping[str, Any]) -> float:
-        fit = run_method(method, data["train"], data["val"], config.method.with_lr(setting["lr"]),
+        fit = run_method(method, fit_part, dev, config.tune_method.with_lr(setting["lr"]),
                          seed=config.tune_seed, device=device)  # fmt: skip
         return float(np.max(fit.val_acc))
 
-    fixed = {"epochs": config.method.epochs, "n_train": config.n_train}
+    tm = config.tune_method
+    fixed = {
+        "n_fit": len(fit_part), "n_dev": len(dev), "epochs": tm.epochs,
+        "rank_max_epochs": tm.rank.max_epochs, "debias_epochs": tm.debias.epochs,
+    }  # fmt: skip
     return tune(evaluate, config.methods, {"lr": config.grid_lr}, fixed=fixed)
 
 
@@ -81,15 +96,19 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         "seeds": list(seeds),
         "lr": lrs,
         "tuning": [row for t in (tuned or {}).values() for row in t.rows()],
+        "tuning_budget": dict(next(iter(tuned.values())).fixed) if tuned else {},
         "records": [r.__dict__ for r in records],
         "summary": summary,
     }
+    tm = config.tune_method
     notes = [
         f"Digits-UrbanCars: {config.n_train} training images (cues aligned with p = {config.ratio_s1} / "
         f"{config.ratio_s2}), {config.n_val} validation and {config.n_test} test images balanced over "
         f"alignment; stripes (S1) of intensity {config.stripe_intensity}, corner square (S2) 1.0.",
         f"Methods {list(config.methods)}, seeds {list(seeds)} (paired); lr per method chosen from "
-        f"{list(config.grid_lr)} on the validation split of data seed {config.tune_seed}: {lrs}.",
+        f"{list(config.grid_lr)} on a random {config.dev_fraction:.0%} dev split of {config.tune_n_train} "
+        f"training images of data seed {config.tune_seed} (dev average accuracy, budget "
+        f"{tm.epochs} / {tm.rank.max_epochs} / {tm.debias.epochs} epochs): {lrs}.",
         f"Budget: ERM/JTT/GroupDRO {config.method.epochs} epochs; Sebra ranking <= "
         f"{config.method.rank.max_epochs} epochs then {config.method.debias.epochs} contrastive epochs; "
         "every method keeps its best-validation-accuracy epoch.",
