@@ -179,8 +179,12 @@ def _stages(
         tune_rows = list(track(mapper(_tune_job, cells), total=len(cells), desc="lr tuning")) if cells else []
         lrs = choose_lr(tune_rows) if tune_rows else {}
         arat_lr = lrs.get("arat", config.train.lr)
-        sweep_cells = [(config, "arat", arat_lr, device, float(g)) for g in config.gamma_sweep]
-        sweep = list(track(mapper(_tune_job, sweep_cells), total=len(sweep_cells), desc="gamma sweep"))
+        # the tuning cell of ARAT at its chosen lr is the sweep's gamma = train.gamma row (not retrained)
+        gammas = [float(g) for g in config.gamma_sweep if g != config.train.gamma]
+        sweep_cells = [(config, "arat", arat_lr, device, g) for g in gammas]
+        sweep = [dict(r, gamma=config.train.gamma) for r in tune_rows if r["method"] == "arat" and r["chosen"]]
+        sweep += list(track(mapper(_tune_job, sweep_cells), total=len(sweep_cells), desc="gamma sweep"))
+        sweep.sort(key=lambda r: r["gamma"])
         jobs = [(config, s, lrs, device) for s in seeds]
         records = list(track(mapper(_seed_job, jobs), total=len(jobs), desc="seeds"))
     finally:
