@@ -37,6 +37,7 @@ class Config(Scales):
             "n_train": 1000, "n_seeds": 2,
             "method": MethodConfig(epochs=10, rank=RankConfig(max_epochs=15), debias=DebiasConfig(epochs=8)),
             "tune_n_train": 400,
+            "workers": 2,
             "tune_method": MethodConfig(epochs=4, rank=RankConfig(max_epochs=6), debias=DebiasConfig(epochs=4)),  # noqa: E501
         },
         # smoke (seconds, tests only; its claims mean nothing)
@@ -44,6 +45,7 @@ class Config(Scales):
             "n_train": 96, "n_val": 16, "n_test": 32, "n_seeds": 2,
             "method": MethodConfig(epochs=1, rank=RankConfig(max_epochs=2), debias=DebiasConfig(epochs=1)),
             "grid_lr": (1e-3,),
+            "workers": 1,
         },
     }  # fmt: skip
 
@@ -67,6 +69,7 @@ class Config(Scales):
         )
     )
     methods: tuple[str, ...] = tuple(METHODS)
+    workers: int = 5  # processes for the seeds and grid cells (one torch thread each; smoke: 1)
     method: MethodConfig = field(default_factory=MethodConfig)
     margins: Margins = field(default_factory=Margins)
 
@@ -74,6 +77,7 @@ class Config(Scales):
         check_int(self.n_train, "n_train", low=8)
         check_int(self.n_seeds, "n_seeds", low=2)
         check_int(self.tune_n_train, "tune_n_train", low=8)
+        check_int(self.workers, "workers", low=1)
         check_probability(self.dev_fraction, "dev_fraction")
         if not self.grid_lr:
             raise ValueError("grid_lr must hold at least one learning rate")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
 import torch
-from paperkit import Report, Tuned, check_seed, track, tune
+from paperkit import Report, Tuned, check_seed, torch_threads, track, tune
 
 from sebra.data import Shortcuts, make_digit_urbancars
 from sebra.methods import run_method
@@ -49,24 +51,35 @@ def dev_split(train: Shortcuts, fraction: float, seed: int) -> tuple[Shortcuts, 
     return train.subset(perm[n_dev:]), train.subset(perm[:n_dev])
 
 
-def tune_all(config: Config, device: str) -> dict[str, Tuned]:
-    """Each method's lr from ``config.grid_lr``: trained on the fit part of the ``tune_seed`` training images
-    with the budget ``config.tune_method``, scored by the dev part's average accuracy at the chosen epoch;
-    the same grid, data and budget for every method."""
+def _tune_cell(args: tuple[Config, str, float, str]) -> float:
+    """One grid cell: ``method`` at ``lr`` on the fit part, its dev average accuracy at the chosen epoch."""
+    config, method, lr, device = args
     data = data_for(replace(config, n_train=config.tune_n_train), config.tune_seed, device)
     fit_part, dev = dev_split(data["train"], config.dev_fraction, config.tune_seed)
+    with torch_threads(1):
+        fit = run_method(method, fit_part, dev, config.tune_method.with_lr(lr), seed=config.tune_seed,
+                         device=device)  # fmt: skip
+    return float(np.max(fit.val_acc))
 
-    def evaluate(method: str, setting: Mapping[str, Any]) -> float:
-        fit = run_method(method, fit_part, dev, config.tune_method.with_lr(setting["lr"]),
-                         seed=config.tune_seed, device=device)  # fmt: skip
-        return float(np.max(fit.val_acc))
 
+def tune_all(config: Config, device: str, mapper: Callable[..., Any] = map) -> dict[str, Tuned]:
+    """Each method's lr from ``config.grid_lr``: trained on the fit part of the ``tune_seed`` training images
+    with the budget ``config.tune_method``, scored by the dev part's average accuracy at the chosen epoch;
+    the same grid, data and budget for every method (cells computed through ``mapper``)."""
+    cells = [(config, m, lr, device) for m in config.methods for lr in config.grid_lr]
+    scores = dict(zip([(m, lr) for _, m, lr, _ in cells], mapper(_tune_cell, cells), strict=True))
     tm = config.tune_method
+    n_dev = max(1, round(config.dev_fraction * config.tune_n_train))
     fixed = {
-        "n_fit": len(fit_part), "n_dev": len(dev), "epochs": tm.epochs,
+        "n_fit": config.tune_n_train - n_dev, "n_dev": n_dev, "epochs": tm.epochs,
         "rank_max_epochs": tm.rank.max_epochs, "debias_epochs": tm.debias.epochs,
     }  # fmt: skip
-    return tune(evaluate, config.methods, {"lr": config.grid_lr}, fixed=fixed)
+    return tune(lambda m, cell: scores[(m, cell["lr"])], config.methods, {"lr": config.grid_lr}, fixed=fixed)
+
+
+def _seed_job(args: tuple[Config, int, Mapping[str, float], str]) -> list[MethodRecord]:
+    with torch_threads(1):
+        return run_seed(*args)
 
 
 def run_seed(config: Config, seed: int, lrs: Mapping[str, float], device: str) -> list[MethodRecord]:
@@ -87,10 +100,21 @@ def run_seed(config: Config, seed: int, lrs: Mapping[str, float], device: str) -
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
-    tuned = tune_all(config, device) if len(config.grid_lr) > 1 else None
-    lrs = {m: (tuned[m].best["lr"] if tuned else config.grid_lr[0]) for m in config.methods}
     seeds = tuple(range(seed, seed + config.n_seeds))
-    records = [r for s in track(seeds, desc="paired seeds") for r in run_seed(config, s, lrs, device)]
+    pool = None  # one process per job (seeds, grid cells): the records do not depend on it
+    if config.workers > 1 and device == "cpu":
+        pool = ProcessPoolExecutor(max_workers=config.workers, mp_context=get_context("spawn"))
+    mapper = pool.map if pool is not None else map
+    try:
+        tuned = tune_all(config, device, mapper) if len(config.grid_lr) > 1 else None
+        lrs = {m: (tuned[m].best["lr"] if tuned else config.grid_lr[0]) for m in config.methods}
+        jobs = [(config, s, lrs, device) for s in seeds]
+        records = [
+            r for rs in track(mapper(_seed_job, jobs), total=len(jobs), desc="paired seeds") for r in rs
+        ]
+    finally:
+        if pool is not None:
+            pool.shutdown()
     cl, summary = claims(records, config, seeds)
     metrics = {
         "seeds": list(seeds),
