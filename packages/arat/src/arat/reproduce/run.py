@@ -183,7 +183,9 @@ def _stages(
         gammas = [float(g) for g in config.gamma_sweep if g != config.train.gamma]
         sweep_cells = [(config, "arat", arat_lr, device, g) for g in gammas]
         sweep = [
-            dict(r, gamma=config.train.gamma) for r in tune_rows if r["method"] == "arat" and r["chosen"]
+            dict(r, gamma=config.train.gamma)
+            for r in tune_rows
+            if config.gamma_sweep and r["method"] == "arat" and r["chosen"]
         ]
         sweep += list(track(mapper(_tune_job, sweep_cells), total=len(sweep_cells), desc="gamma sweep"))
         sweep.sort(key=lambda r: r["gamma"])
