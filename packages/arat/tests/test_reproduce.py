@@ -65,11 +65,11 @@ def test_config_checks():
 def test_dev_score_tunes_on_held_out_training_images_and_choose_lr_marks_the_best():
     from dataclasses import replace
 
-    from arat.reproduce.run import _data, choose_lr, dev_score
+    from arat.reproduce.run import choose_lr, data_splits, dev_score
 
     cfg = replace(Config.smoke(), tune_epochs=1, tune_train_limit=32, background=0.5)
-    xfit, _, xdev, _ = _data(cfg, "cpu", validation=True)
-    xte = _data(cfg, "cpu")[2]
+    xfit, _, xdev, _ = data_splits(cfg, "cpu", validation=True)
+    xte = data_splits(cfg, "cpu")[2]
     assert len(xfit) == 32 and xdev.shape[1:] == (1, 8, 8)
     assert not any(torch.equal(xdev[0], t) for t in xte)  # the dev images are not test images
     row = dev_score(cfg, "arat", 0.05, gamma=30.0)

@@ -21,7 +21,7 @@ from arat.methods import fit, method_config
 from arat.models import default_layers
 from arat.reproduce.config import Config
 
-__all__ = ["MethodRecord", "SeedRecord", "choose_lr", "dev_score", "run", "run_seed"]
+__all__ = ["MethodRecord", "SeedRecord", "choose_lr", "data_splits", "dev_score", "run", "run_seed"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class SeedRecord:
     conflict: dict[str, float]
 
 
-def _data(config: Config, device: str, *, validation: bool = False) -> tuple[torch.Tensor, ...]:
+def data_splits(config: Config, device: str, *, validation: bool = False) -> tuple[torch.Tensor, ...]:
     """``(x_train, y_train, x_test, y_test)``, or the dev split's ``(x_fit, y_fit, x_dev, y_dev)`` (90:10 of
     the training part) with ``validation``; backgrounds of noise ``config.background`` fixed per split."""
     d = load_digits(8, seed=0, validation=validation, device=device)
@@ -90,7 +90,7 @@ def _record(
 
 def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cpu") -> SeedRecord:
     """Every method from ``seed`` (same init, batch order and attack noise), evaluated on the test split."""
-    xtr, ytr, xte, yte = _data(config, device)
+    xtr, ytr, xte, yte = data_splits(config, device)
     base = _train_config(config)
     out: dict[str, MethodRecord] = {}
     conflict: dict[str, float] = {}
@@ -129,7 +129,7 @@ def dev_score(
     """One tuning cell: train ``name`` with ``lr`` (and ``gamma``, ARAT's sweep) for ``tune_epochs`` on the
     dev split's training part (seed ``first_seed``); score = dev clean + PGD-``tune_steps`` (CE) accuracy.
     Every method gets the same grid, data and epochs."""
-    xtr, ytr, xdev, ydev = _data(config, device, validation=True)
+    xtr, ytr, xdev, ydev = data_splits(config, device, validation=True)
     base = replace(_train_config(config), epochs=config.tune_epochs)
     ev = EvalConfig(eps=base.eps, steps=config.tune_steps, restarts=1, attacks=("pgd_ce",))
     extra = {} if gamma is None else {"gamma": gamma}
@@ -199,8 +199,8 @@ def _stages(
 
 def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]:
     t, ev = config.train, config.eval
-    n_test = len(_data(config, "cpu")[3])
-    n_fit, n_dev = (len(v) for v in _data(config, "cpu", validation=True)[1::2])
+    n_test = len(data_splits(config, "cpu")[3])
+    n_fit, n_dev = (len(v) for v in data_splits(config, "cpu", validation=True)[1::2])
     background = f", backgrounds of uniform noise up to {config.background:g}" if config.background else ""
     return [
         f"sklearn digits 8x8 in [0, 1]{background}, stratified split seed 0 ({n_test} test images); "
