@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int, check_probability
+from paperkit import Scales, ScaleTable, check_int, check_number
 
 from sebra.debias import DebiasConfig
 from sebra.methods import METHODS, MethodConfig
@@ -78,7 +78,7 @@ class Config(Scales):
         check_int(self.n_seeds, "n_seeds", low=2)
         check_int(self.tune_n_train, "tune_n_train", low=8)
         check_int(self.workers, "workers", low=1)
-        check_probability(self.dev_fraction, "dev_fraction")
+        check_number(self.dev_fraction, "dev_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
         if not self.grid_lr:
             raise ValueError("grid_lr must hold at least one learning rate")
         missing = {"erm", "jtt", "sebra", "erm-rank"} - set(self.methods)
