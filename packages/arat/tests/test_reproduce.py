@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from arat.reproduce.claims import claims, per_seed
 from arat.reproduce.config import Config
 from arat.reproduce.run import MethodRecord, SeedRecord
@@ -30,7 +31,7 @@ def _records(gain):
         }
         out.append(
             SeedRecord(
-                s, ms, {"conflict_a": 0.4, "conflict_b": 0.5 + jitter, "cosine_a": 0.1, "cosine_b": -0.1}, {}
+                s, ms, {"conflict_a": 0.4, "conflict_b": 0.5 + jitter, "cosine_a": 0.1, "cosine_b": -0.1}
             )
         )
     return out
@@ -56,4 +57,33 @@ def test_config_checks():
         Config(methods=("at", "madry"))
     with pytest.raises(ValueError, match="st"):
         Config(methods=("at", "arat"))
-    assert Config.quick().n_seeds == 1 and Config().n_seeds == 3
+    assert Config.quick().n_seeds == 1 and Config().n_seeds == 5
+    with pytest.raises(ValueError, match="background"):
+        Config(background=-0.1)
+
+
+def test_dev_score_tunes_on_held_out_training_images_and_choose_lr_marks_the_best():
+    from dataclasses import replace
+
+    from arat.reproduce.run import choose_lr, data_splits, dev_score
+
+    cfg = replace(Config.smoke(), tune_epochs=1, tune_train_limit=32, background=0.5)
+    xfit, _, xdev, _ = data_splits(cfg, "cpu", validation=True)
+    xte = data_splits(cfg, "cpu")[2]
+    assert len(xfit) == 32 and xdev.shape[1:] == (1, 8, 8)
+    assert not any(torch.equal(xdev[0], t) for t in xte)  # the dev images are not test images
+    row = dev_score(cfg, "arat", 0.05, gamma=30.0)
+    assert row["gamma"] == 30.0 and row["dev_score"] == row["dev_clean"] + row["dev_pgd"]
+    rows = [{"method": "at", "lr": 0.05, "dev_score": 1.0}, {"method": "at", "lr": 0.1, "dev_score": 1.2}]
+    assert choose_lr(rows) == {"at": 0.1} and [r["chosen"] for r in rows] == [False, True]
+
+
+def test_noisy_background_keeps_strokes_and_is_fixed_by_its_seed():
+    from arat import noisy_background
+
+    x = torch.rand(3, 1, 8, 8, generator=torch.Generator().manual_seed(1)) * (torch.rand(3, 1, 8, 8) > 0.5)
+    a = noisy_background(x, 0.5, seed=4)
+    assert torch.all(a >= x) and torch.all(a <= torch.clamp(x, min=0.5))  # max(x, 0.5 u)
+    assert torch.equal(a, noisy_background(x, 0.5, seed=4))
+    assert not torch.equal(a, noisy_background(x, 0.5, seed=5))
+    assert noisy_background(x, 0.0, seed=4) is x

@@ -207,6 +207,12 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ),
     ("fit-channels", lambda: _fit(channels=[]), TypeError, "channels"),
     ("fit-epochs", lambda: _fit(epochs=-1), ValueError, "epochs"),
+    # data
+    ("noisy_background-x", lambda: arat.noisy_background(X.numpy(), 0.5, seed=0), TypeError, "x"),
+    ("noisy_background-shape", lambda: arat.noisy_background(X[0], 0.5, seed=0), ValueError, "x"),
+    ("noisy_background-amplitude", lambda: arat.noisy_background(X, -0.1, seed=0), ValueError, "amplitude"),
+    ("noisy_background-nan", lambda: arat.noisy_background(X, math.nan, seed=0), ValueError, "amplitude"),
+    ("noisy_background-seed", lambda: arat.noisy_background(X, 0.5, seed=-1), ValueError, "seed"),
 ]
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
+from sebra.data import make_digit_urbancars
 from sebra.reproduce.claims import claims, per_seed
 from sebra.reproduce.config import Config
-from sebra.reproduce.run import MethodRecord
+from sebra.reproduce.run import MethodRecord, dev_split
 from sebra.reproduce.tables import tables
 
 KEYS = ("worst_group", "both_conflict", "s1_conflict", "s2_conflict", "id", "balanced")
@@ -53,3 +55,20 @@ def test_per_seed_orders_by_seed_and_tables_have_every_method():
 def test_config_refuses_a_run_without_the_compared_methods():
     with pytest.raises(ValueError, match="methods"):
         Config(methods=("erm", "sebra"))
+
+
+def test_dev_split_is_a_seeded_partition_of_the_training_images():
+    train = make_digit_urbancars(40, 8, 8, seed=3)["train"]
+    fit, dev = dev_split(train, 0.25, seed=7)
+    assert (len(fit), len(dev)) == (30, 10)
+    both = torch.cat([fit.x, dev.x]).flatten(1)
+    assert torch.unique(both, dim=0).shape[0] == torch.unique(train.x.flatten(1), dim=0).shape[0]
+    again = dev_split(train, 0.25, seed=7)[1]
+    assert torch.equal(again.x, dev.x) and not torch.equal(dev_split(train, 0.25, seed=8)[1].x, dev.x)
+
+
+def test_config_refuses_an_empty_grid_and_a_bad_dev_fraction():
+    with pytest.raises(ValueError, match="grid_lr"):
+        Config(grid_lr=())
+    with pytest.raises(ValueError, match="dev_fraction"):
+        Config(dev_fraction=1.5)

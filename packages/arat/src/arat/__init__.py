@@ -42,11 +42,13 @@ PUBLIC = {
     "MethodInfo": "methods",
     "fit": "methods",
     "method_config": "methods",
+    "noisy_background": "data",
 }
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
 if TYPE_CHECKING:
     from arat.attacks import apgd_ce, pgd  # noqa: F401
+    from arat.data import noisy_background  # noqa: F401
     from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy  # noqa: F401
     from arat.features import layer_names, tapped_forward  # noqa: F401
     from arat.layers import (  # noqa: F401

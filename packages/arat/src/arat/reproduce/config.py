@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int
+from paperkit import Scales, ScaleTable, check_int, check_number
 
 from arat.evaluate import EvalConfig
 from arat.methods import METHODS
@@ -33,12 +33,13 @@ class Config(Scales):
     """Defaults are the full run."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~1 min): one seed, no tuning, short training; claims are indicative only
+        # quick (~1 min): one seed, a 2-epoch tuning on 400 images, short training; claims are indicative only
         "quick": {
             "n_seeds": 1,
             "workers": 1,
             "epochs": 6,
-            "lr_grid": (),
+            "tune_epochs": 2,
+            "tune_train_limit": 400,
             "gamma_sweep": (),
             "test_limit": 300,
             "methods": ("st", "at", "naive", "splitbn", "arat"),
@@ -60,7 +61,7 @@ class Config(Scales):
         },
     }
 
-    n_seeds: int = 3  # the issue asks 5; 3 (the brief's minimum) fit the shared 2-core machine (README)
+    n_seeds: int = 5  # the issue: 5 paired seeds
     methods: tuple[str, ...] = COMPARED
     channels: tuple[int, ...] = (16, 32, 32, 32)  # spec 32-64-64-64; halved for the 10-minute budget
     arch: str = "strided"  # spec: stride 2 in conv2 (paperkit's max-pooled CNN did not learn AT here)
@@ -72,11 +73,15 @@ class Config(Scales):
         default_factory=lambda: EvalConfig(eps=0.3)
     )  # spec: eps 0.3 (0.35 collapses AT at this budget: RESULTS.md)
     measure_time: bool = True  # CPU time per epoch (and its claim); off at smoke scale (not deterministic)
-    # same grid for every method, tuned on the dev split; empty in the recorded runs (the official lr 0.1
-    # for every method): the grid (0.05, 0.1) doubles the cost (README, Deviations)
-    lr_grid: tuple[float, ...] = ()
+    background: float = 0.0  # noise amplitude of the backgrounds (arat.data; the issue's harder option)
+    # the same lr grid for every method (spec 0.05, official 0.1), each trained for ``tune_epochs`` on the
+    # dev split's training part (90:10 of the training split, seed first_seed); the small budget keeps the
+    # full run near 500 CPU-s
+    lr_grid: tuple[float, ...] = (0.05, 0.1)
+    tune_epochs: int = 6
+    tune_train_limit: int | None = 640  # of the 1 294 dev-split training images (half: the budget)
     tune_steps: int = 10  # dev-split score: clean + PGD-10 (CE) accuracy
-    gamma_sweep: tuple[float, ...] = ()  # spec: gamma in {0, 10, 30, 100} (first seed); off for the budget
+    gamma_sweep: tuple[float, ...] = (0.0, 10.0, 30.0, 100.0)  # spec: report gamma (dev split, tuning budget)
     train_limit: int | None = None  # None: the whole training split
     test_limit: int | None = None  # None: the whole test split (the issue: full test set)
     conflict_batch: int = 256
@@ -87,6 +92,8 @@ class Config(Scales):
     def __post_init__(self) -> None:
         check_int(self.n_seeds, "n_seeds", low=1)
         check_int(self.epochs, "epochs", low=1)
+        check_int(self.tune_epochs, "tune_epochs", low=1)
+        check_number(self.background, "background", low=0.0, high=1.0)
         check_int(self.workers, "workers", low=1)
         bad = [m for m in self.methods if m not in METHODS]
         if bad:

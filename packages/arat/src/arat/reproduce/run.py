@@ -14,13 +14,14 @@ import torch
 from paperkit import Report, check_seed, torch_threads, track
 from paperkit.vision import load_digits
 
+from arat.data import noisy_background
 from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy
 from arat.layers import has_split_bn
 from arat.methods import fit, method_config
 from arat.models import default_layers
 from arat.reproduce.config import Config
 
-__all__ = ["MethodRecord", "SeedRecord", "choose_lr", "dev_score", "run", "run_seed"]
+__all__ = ["MethodRecord", "SeedRecord", "choose_lr", "data_splits", "dev_score", "run", "run_seed"]
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,18 @@ class SeedRecord:
     seed: int
     methods: dict[str, MethodRecord]
     conflict: dict[str, float]
-    gamma_sweep: dict[str, MethodRecord]
 
 
-def _data(config: Config, device: str, *, validation: bool = False) -> tuple[torch.Tensor, ...]:
+def data_splits(config: Config, device: str, *, validation: bool = False) -> tuple[torch.Tensor, ...]:
+    """``(x_train, y_train, x_test, y_test)``, or the dev split's ``(x_fit, y_fit, x_dev, y_dev)`` (90:10 of
+    the training part) with ``validation``; backgrounds of noise ``config.background`` fixed per split."""
     d = load_digits(8, seed=0, validation=validation, device=device)
-    ntr = config.train_limit or d.n
+    ntr = (config.tune_train_limit if validation else None) or config.train_limit or d.n
     nte = config.test_limit or len(d.y_test)
-    return d.x_train[:ntr], d.y_train[:ntr], d.x_test[:nte], d.y_test[:nte]
+    noise = (3, 4) if validation else (1, 2)  # data seeds of the backgrounds, never a training seed
+    xtr = noisy_background(d.x_train, config.background, seed=noise[0])
+    xte = noisy_background(d.x_test, config.background, seed=noise[1])
+    return xtr[:ntr], d.y_train[:ntr], xte[:nte], d.y_test[:nte]
 
 
 def _train_config(config: Config) -> Any:
@@ -85,9 +90,10 @@ def _record(
 
 def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cpu") -> SeedRecord:
     """Every method from ``seed`` (same init, batch order and attack noise), evaluated on the test split."""
-    xtr, ytr, xte, yte = _data(config, device)
+    xtr, ytr, xte, yte = data_splits(config, device)
     base = _train_config(config)
-    out, conflict, sweep = {}, {}, {}
+    out: dict[str, MethodRecord] = {}
+    conflict: dict[str, float] = {}
     with torch_threads(1):
         for name in config.methods:
             tr = fit(
@@ -114,46 +120,27 @@ def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cp
                     steps=base.steps,
                     seed=seed,
                 )
-        if seed == config.first_seed:
-            for g in config.gamma_sweep:
-                tr = fit(
-                    "arat",
-                    xtr,
-                    ytr,
-                    channels=config.channels,
-                    arch=config.arch,
-                    base=base,
-                    seed=seed,
-                    device=device,
-                    gamma=g,
-                    **({"lr": lrs["arat"]} if "arat" in lrs else {}),
-                )
-                sweep[f"{g:g}"] = replace(_record("arat", seed, tr, xte, yte, config), gamma=g)
-    return SeedRecord(seed, out, conflict, sweep)
+    return SeedRecord(seed, out, conflict)
 
 
-def dev_score(config: Config, name: str, lr: float, device: str = "cpu") -> dict[str, Any]:
-    """One tuning cell: train ``name`` with ``lr`` on the dev split's training part (seed ``first_seed``),
-    score = dev clean + PGD-``tune_steps`` (CE) accuracy; every method gets the same grid and epochs."""
-    xtr, ytr, xdev, ydev = _data(config, device, validation=True)
-    base = _train_config(config)
+def dev_score(
+    config: Config, name: str, lr: float, device: str = "cpu", gamma: float | None = None
+) -> dict[str, Any]:
+    """One tuning cell: train ``name`` with ``lr`` (and ``gamma``, ARAT's sweep) for ``tune_epochs`` on the
+    dev split's training part (seed ``first_seed``); score = dev clean + PGD-``tune_steps`` (CE) accuracy.
+    Every method gets the same grid, data and epochs."""
+    xtr, ytr, xdev, ydev = data_splits(config, device, validation=True)
+    base = replace(_train_config(config), epochs=config.tune_epochs)
     ev = EvalConfig(eps=base.eps, steps=config.tune_steps, restarts=1, attacks=("pgd_ce",))
+    extra = {} if gamma is None else {"gamma": gamma}
     with torch_threads(1):
-        tr = fit(
-            name,
-            xtr,
-            ytr,
-            channels=config.channels,
-            arch=config.arch,
-            base=base,
-            seed=config.first_seed,
-            lr=lr,
-            device=device,
-        )
+        tr = fit(name, xtr, ytr, channels=config.channels, arch=config.arch, base=base,
+                 seed=config.first_seed, lr=lr, device=device, **extra)  # fmt: skip
         r = robust_accuracy(tr.model, xdev, ydev, ev, seed=config.first_seed)
     return {
         "method": name,
         "lr": lr,
+        **extra,
         "dev_clean": r["clean"],
         "dev_pgd": r["pgd_ce"],
         "dev_score": r["clean"] + r["pgd_ce"],
@@ -175,8 +162,62 @@ def _seed_job(args: tuple[Config, int, dict[str, float], str]) -> SeedRecord:
     return run_seed(*args)
 
 
-def _tune_job(args: tuple[Config, str, float, str]) -> dict[str, Any]:
+def _tune_job(args: tuple[Config, str, float, str, float | None]) -> dict[str, Any]:
     return dev_score(*args)
+
+
+def _stages(
+    config: Config, seeds: list[int], device: str
+) -> tuple[list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord]]:
+    """The lr tuning (dev split), ARAT's gamma sweep at the tuned lr (dev split, reported only), the seeds."""
+    cells = [(config, m, lr, device, None) for m in config.methods for lr in config.lr_grid]
+    pool = None
+    if config.workers > 1 and device == "cpu":
+        pool = ProcessPoolExecutor(max_workers=config.workers, mp_context=get_context("spawn"))
+    mapper = pool.map if pool is not None else map
+    try:
+        tune_rows = list(track(mapper(_tune_job, cells), total=len(cells), desc="lr tuning")) if cells else []
+        lrs = choose_lr(tune_rows) if tune_rows else {}
+        arat_lr = lrs.get("arat", config.train.lr)
+        # the tuning cell of ARAT at its chosen lr is the sweep's gamma = train.gamma row (not retrained)
+        gammas = [float(g) for g in config.gamma_sweep if g != config.train.gamma]
+        sweep_cells = [(config, "arat", arat_lr, device, g) for g in gammas]
+        sweep = [
+            dict(r, gamma=config.train.gamma)
+            for r in tune_rows
+            if config.gamma_sweep and r["method"] == "arat" and r["chosen"]
+        ]
+        sweep += list(track(mapper(_tune_job, sweep_cells), total=len(sweep_cells), desc="gamma sweep"))
+        sweep.sort(key=lambda r: r["gamma"])
+        jobs = [(config, s, lrs, device) for s in seeds]
+        records = list(track(mapper(_seed_job, jobs), total=len(jobs), desc="seeds"))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return tune_rows, lrs, sweep, records
+
+
+def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]:
+    t, ev = config.train, config.eval
+    n_test = len(data_splits(config, "cpu")[3])
+    n_fit, n_dev = (len(v) for v in data_splits(config, "cpu", validation=True)[1::2])
+    background = f", backgrounds of uniform noise up to {config.background:g}" if config.background else ""
+    return [
+        f"sklearn digits 8x8 in [0, 1]{background}, stratified split seed 0 ({n_test} test images); "
+        f"{config.arch} CNN channels {list(config.channels)} (BatchNorm, ReLU, GAP); {config.epochs} epochs, "
+        f"batch {t.batch_size}, SGD momentum {t.momentum}, wd {t.weight_decay}; train PGD-{t.steps} eps "
+        f"{ev.eps} step eps/4 (train mode); seeds {seeds} paired (same init, batch order, attack noise).",
+        f"Evaluation on the adv branch: PGD-{ev.steps} (CE, CW; {ev.restarts} restarts, step eps/10), "
+        f"APGD-CE {ev.apgd_steps} iterations; 'worst' is the per-sample worst case.",
+        "lr per method: "
+        + (
+            ", ".join(f"{k} {v:g}" for k, v in lrs.items())
+            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tune_epochs} epochs on {n_fit} "
+            f"training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out ones)"
+            if lrs
+            else f"{t.lr:g} for every method (no tuning at this scale)"
+        ),
+    ]
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
@@ -186,47 +227,17 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     config = replace(config, first_seed=seed)
     seeds = list(range(seed, seed + config.n_seeds))
-    cells = [(config, m, lr, device) for m in config.methods for lr in config.lr_grid]
-    pool = None
-    if config.workers > 1 and device == "cpu":
-        pool = ProcessPoolExecutor(max_workers=config.workers, mp_context=get_context("spawn"))
-    mapper = pool.map if pool is not None else map
-    try:
-        tune_rows = list(track(mapper(_tune_job, cells), total=len(cells), desc="lr tuning")) if cells else []
-        lrs = choose_lr(tune_rows) if tune_rows else {}
-        jobs = [(config, s, lrs, device) for s in seeds]
-        records = list(track(mapper(_seed_job, jobs), total=len(jobs), desc="seeds"))
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    cl = claims(records, config)
+    tune_rows, lrs, sweep, records = _stages(config, seeds, device)
     metrics = {
         "lr": lrs,
         "tuning": tune_rows,
+        "tuning_budget": {"epochs": config.tune_epochs, "score": f"clean + PGD-{config.tune_steps}"},
+        "gamma_sweep": sweep,
         "seeds": [
-            {
-                "seed": r.seed,
-                "methods": {k: asdict(v) for k, v in r.methods.items()},
-                "conflict": r.conflict,
-                "gamma_sweep": {k: asdict(v) for k, v in r.gamma_sweep.items()},
-            }
+            {"seed": r.seed, "methods": {k: asdict(v) for k, v in r.methods.items()}, "conflict": r.conflict}
             for r in records
         ],
     }
-    t = config.train
-    ev, n_test = config.eval, len(_data(config, "cpu")[3])
-    notes = [
-        f"sklearn digits 8x8 in [0, 1], stratified split seed 0 ({n_test} test images); {config.arch} CNN "
-        f"channels {list(config.channels)} (BatchNorm, ReLU, GAP); {config.epochs} epochs, batch "
-        f"{t.batch_size}, SGD momentum {t.momentum}, wd {t.weight_decay}; train PGD-{t.steps} eps {ev.eps} "
-        f"step eps/4 (train mode); seeds {seeds} paired (same init, batch order, attack noise).",
-        f"Evaluation on the adv branch: PGD-{ev.steps} (CE, CW; {ev.restarts} restarts, step eps/10), "
-        f"APGD-CE {ev.apgd_steps} iterations; 'worst' is the per-sample worst case.",
-        "lr per method: "
-        + (
-            ", ".join(f"{k} {v:g}" for k, v in lrs.items())
-            if lrs
-            else f"{t.lr:g} for every method (no tuning at this scale)"
-        ),
-    ]
-    return Report(metrics=metrics, claims=cl, tables=tables(records, tune_rows), notes=notes)
+    notes = _notes(config, seeds, lrs)
+    return Report(metrics=metrics, claims=claims(records, config), tables=tables(records, tune_rows, sweep),
+                  notes=notes)  # fmt: skip
