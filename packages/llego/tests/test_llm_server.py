@@ -35,7 +35,7 @@ def untrained(lang):
         yield server
 
 
-@pytest.mark.parametrize("api", ["completions", "chat"])
+@pytest.mark.parametrize("api", ["completions", pytest.param("chat", marks=pytest.mark.slow)])
 def test_sample_over_http_falls_back_without_logprobs(untrained, api):
     llm = OpenAILLM(untrained.url, "tiny", api=api, max_tokens=8, temperature=1.0)
     out = llm.sample(["X | a", "X | b"], 3, seed=1)
@@ -53,6 +53,7 @@ def test_other_refusals_are_not_swallowed(untrained):
         OpenAILLM(untrained.url, "no-such-model", max_tokens=8).sample(["X"], 1, seed=0)
 
 
+@pytest.mark.slow
 def test_evolve_crossover_and_mutation_over_http(untrained, split, lang):
     llm = OpenAILLM(untrained.url, "tiny", max_tokens=lang.max_depth * 6 + 2)
     cfg = algorithm.LLEGOConfig(pop_size=4, generations=1, max_depth=2, max_rounds=2)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import check_array, check_choice, check_seed, check_strings
 
-__all__ = ["DATASETS", "Dataset", "Split", "from_arrays", "load", "split"]
+__all__ = ["DATASETS", "Dataset", "Split", "check_split", "from_arrays", "load", "split"]
 
 DATASETS = ("breast_cancer", "iris_bin", "wine_bin", "diabetes")
 
@@ -104,6 +104,13 @@ class Split:
             for f, a, b in zip(self.dataset.feature_names, lo, hi, strict=True)
         ]
         return "[" + ", ".join(items) + "]"
+
+
+def check_split(split: object, name: str = "split") -> Split:
+    """``split`` must be a :class:`Split` (from :func:`split`)."""
+    if not isinstance(split, Split):
+        raise TypeError(f"{name} must be a llego.data.Split (llego.data.split), got {type(split).__name__}")
+    return split
 
 
 def _clean(names: list[str]) -> tuple[str, ...]:

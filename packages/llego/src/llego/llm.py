@@ -30,6 +30,13 @@ class Sample:
     logprob: float | None = None
     tokens: int = 0
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"text must be a str, got {type(self.text).__name__}")
+        if self.logprob is not None:
+            check_number(self.logprob, "logprob")
+        check_int(self.tokens, "tokens", low=0)
+
 
 @runtime_checkable
 class LLM(Protocol):
@@ -105,7 +112,9 @@ class ScriptedLLM:
         self.responses = check_strings(responses, "responses")
         if not self.responses:
             raise ValueError("responses is empty: give at least one reply")
-        self.logprobs = None if logprobs is None else [float(v) for v in logprobs]
+        self.logprobs = (
+            None if logprobs is None else [check_number(v, f"logprobs[{i}]") for i, v in enumerate(logprobs)]
+        )
         if self.logprobs is not None and len(self.logprobs) != len(self.responses):
             raise ValueError("logprobs must have one value per response")
         self.count = 0
