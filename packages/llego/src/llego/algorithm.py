@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from paperkit import check_bool, check_int, check_number, check_seed
+from paperkit import check_array, check_bool, check_int, check_number, check_seed
 
-from llego.data import Split
+from llego.data import Split, check_split
 from llego.fitness import Fitness, target_fitness
 from llego.llm import LLM
 from llego.operators import (
@@ -35,7 +35,7 @@ from llego.operators import (
     select_offspring,
 )
 from llego.prompts import Language
-from llego.tree import Node, from_sklearn, predict_many
+from llego.tree import Node, check_trees, from_sklearn, predict_many
 
 __all__ = ["Evaluator", "LLEGOConfig", "Result", "evolve", "initial_population", "mean_hamming"]
 
@@ -60,6 +60,7 @@ class LLEGOConfig:
     use_mutation: bool = True
 
     def __post_init__(self) -> None:
+        check_int(self.n_parents, "n_parents", low=1)
         check_int(self.pop_size, "pop_size", low=self.n_parents)
         check_int(self.generations, "generations", low=0)
         check_number(self.alpha, "alpha", low=0.0)
@@ -91,13 +92,14 @@ class Evaluator:
     """Fitness on train/val/test of trees on one split, counting evaluations (``peek`` does not count)."""
 
     def __init__(self, split: Split) -> None:
-        self.split = split
+        self.split = check_split(split)
         self.fitness = Fitness(split.metric)
         self.X = np.concatenate([split.X_train, split.X_val, split.X_test])
         self.cuts = np.cumsum([split.X_train.shape[0], split.X_val.shape[0]])
         self.n_evals = 0
 
     def peek(self, trees: Sequence[Node]) -> list[Individual]:
+        trees = check_trees(trees)
         if not trees:
             return []
         preds = predict_many(trees, self.X, self.split.columns)
@@ -112,6 +114,7 @@ class Evaluator:
         ]
 
     def __call__(self, trees: Sequence[Node]) -> list[Individual]:
+        trees = check_trees(trees)
         self.n_evals += len(trees)
         return self.peek(trees)
 
@@ -120,6 +123,12 @@ def initial_population(
     split: Split, n: int, max_depth: int, seed: int, canonical: Callable[[Node], Node]
 ) -> list[Node]:
     """P(0) from a random forest (module docstring), each tree passed through ``canonical``."""
+    check_split(split)
+    n, max_depth, seed = check_int(n, "n", low=1), check_int(max_depth, "max_depth", low=1), check_seed(seed)
+    if not callable(canonical):
+        raise TypeError(
+            f"canonical must be callable (e.g. language.canonical), got {type(canonical).__name__}"
+        )
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
     cls = RandomForestClassifier if split.task == "classification" else RandomForestRegressor
@@ -147,9 +156,18 @@ def _relabel(t: Node, classes: np.ndarray) -> Node:
 
 def mean_hamming(signatures: Sequence[np.ndarray]) -> float:
     """Mean pairwise fraction of rows on which two functional signatures differ (NaN below two)."""
-    if len(signatures) < 2:
+    if isinstance(signatures, np.ndarray) and signatures.ndim != 2:
+        raise ValueError(
+            f"signatures must be a sequence of 1-D arrays, got an array of shape {signatures.shape}"
+        )
+    sigs = [
+        np.asarray(check_array(v, f"signatures[{i}]", ndim=1, finite=False)) for i, v in enumerate(signatures)
+    ]
+    if len({v.shape for v in sigs}) > 1:
+        raise ValueError(f"signatures must all have one length, got {sorted({v.size for v in sigs})}")
+    if len(sigs) < 2:
         return float("nan")
-    S = np.stack(signatures)
+    S = np.stack(sigs)
     d = (S[:, None, :] != S[None, :, :]).mean(-1)
     iu = np.triu_indices(len(S), 1)
     return float(d[iu].mean())
@@ -364,6 +382,18 @@ def evolve(
     init: Sequence[Node] | None = None,
 ) -> Result:
     """Run LLEGO on ``split`` with ``llm`` speaking ``language``; ``init`` overrides P(0) (canonicalised)."""
+    check_split(split)
+    if not isinstance(llm, LLM):
+        raise TypeError(
+            f"llm must have a sample(prompts, n, *, seed) method (llego.LLM), got {type(llm).__name__}"
+        )
+    if not isinstance(language, Language):
+        raise TypeError(
+            f"language must be a CompactLanguage or NaturalLanguage, got {type(language).__name__}"
+        )
+    if init is not None:
+        init = check_trees(init, "init")
+    check_bool(probes, "probes")
     cfg = config if config is not None else LLEGOConfig(max_depth=language.max_depth)
     if not isinstance(cfg, LLEGOConfig):
         raise TypeError(f"config must be an LLEGOConfig, got {type(cfg).__name__}")

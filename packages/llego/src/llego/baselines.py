@@ -21,9 +21,9 @@ import numpy as np
 from paperkit import check_choice, check_int, check_number, check_seed
 
 from llego.algorithm import Evaluator, initial_population
-from llego.data import Split
+from llego.data import Split, check_split
 from llego.operators import Individual, hall_of_fame
-from llego.tree import Node, from_sklearn
+from llego.tree import Node, check_trees, from_sklearn
 from llego.variation import varied
 
 __all__ = ["CartResult", "GPResult", "cart", "gatree", "gp_values"]
@@ -42,6 +42,7 @@ def cart(
     """Tuned CART (module docstring); ``criterion``: ``"gini"`` or ``"entropy"`` (classification only)."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
+    check_split(split)
     check_int(max_depth, "max_depth", low=1)
     check_int(trials, "trials", low=1)
     rng = np.random.default_rng(check_seed(seed))
@@ -99,6 +100,9 @@ def gatree(
     init: Sequence[Node] | None = None,
 ) -> GPResult:
     """GATree-style GP until ``max_evals`` evaluations (the initial population counts); module docstring."""
+    check_split(split)
+    if init is not None:
+        init = check_trees(init, "init")
     pop_size = check_int(pop_size, "pop_size", low=2)
     max_evals = check_int(max_evals, "max_evals", low=pop_size)
     check_int(max_depth, "max_depth", low=1)

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_choice, check_seed
+from paperkit import check_array, check_choice, check_seed, check_strings
 
-__all__ = ["DATASETS", "Dataset", "Split", "from_arrays", "load", "split"]
+__all__ = ["DATASETS", "Dataset", "Split", "check_split", "from_arrays", "load", "split"]
 
 DATASETS = ("breast_cancer", "iris_bin", "wine_bin", "diabetes")
 
@@ -45,6 +45,20 @@ class Dataset:
     task: str  # "classification" | "regression"
     description: str
     target_name: str = "target"
+
+    def __post_init__(self) -> None:
+        check_choice(self.task, "task", ("classification", "regression"))
+        X = check_array(self.X, "X", ndim=2, finite=False)  # NaN allowed: split imputes it
+        y = check_array(self.y, "y", ndim=1)
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        if len(check_strings(self.feature_names, "feature_names")) != X.shape[1]:
+            raise ValueError(f"feature_names must be {X.shape[1]} names, got {len(self.feature_names)}")
+        for name in ("name", "description", "target_name"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,13 @@ class Split:
         return "[" + ", ".join(items) + "]"
 
 
+def check_split(split: object, name: str = "split") -> Split:
+    """``split`` must be a :class:`Split` (from :func:`split`)."""
+    if not isinstance(split, Split):
+        raise TypeError(f"{name} must be a llego.data.Split (llego.data.split), got {type(split).__name__}")
+    return split
+
+
 def _clean(names: list[str]) -> tuple[str, ...]:
     return tuple(
         n.strip().replace(" ", "_").replace("(", "").replace(")", "").replace("/", "_") for n in names
@@ -135,7 +156,9 @@ def from_arrays(
     y = np.asarray(check_array(y, "y", ndim=1), float)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-    names = tuple(str(f) for f in feature_names)
+    names = tuple(check_strings(feature_names, "feature_names"))
+    if X.shape[0] == 0:
+        raise ValueError("X has no rows")
     if len(names) != X.shape[1] or len(set(names)) != len(names):
         raise ValueError(f"feature_names must be {X.shape[1]} distinct names, got {len(names)}")
     if any(not f.isidentifier() for f in names):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from paperkit import check_array, check_choice, check_number
+from paperkit import check_array, check_bool, check_choice, check_number
 
 __all__ = ["METRICS", "Fitness", "balanced_accuracy", "mse", "target_fitness"]
 
@@ -30,8 +30,7 @@ METRICS = ("balanced_accuracy", "accuracy", "mse")
 def balanced_accuracy(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """Mean per-class recall over the classes present in ``y`` (sklearn's definition), per row of
     ``pred: (k, n)`` (or one value for ``pred: (n,)``)."""
-    y = np.asarray(y)
-    p = np.asarray(pred)
+    y, p = _pair(y, pred)
     flat = p.ndim == 1
     p = p[None] if flat else p
     recalls = [(p[:, y == c] == c).mean(axis=1) for c in np.unique(y)]
@@ -39,8 +38,19 @@ def balanced_accuracy(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
     return out[0] if flat else out
 
 
+def _pair(y: np.ndarray, pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(check_array(y, "y", ndim=1))
+    p = np.asarray(check_array(pred, "pred"))
+    if y.size == 0:
+        raise ValueError("y is empty: give at least one label")
+    if p.ndim not in (1, 2) or p.shape[-1] != y.shape[0]:
+        raise ValueError(f"pred must be (n,) or (k, n) with n = {y.shape[0]} (len(y)), got shape {p.shape}")
+    return y, p
+
+
 def mse(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """Mean squared error per row of ``pred: (k, n)``."""
+    y, pred = _pair(y, pred)
     return ((np.asarray(pred) - np.asarray(y, float)) ** 2).mean(axis=-1)
 
 
@@ -63,10 +73,7 @@ class Fitness:
 
     def __call__(self, y: np.ndarray, pred: np.ndarray) -> np.ndarray:
         """``(k,)`` fitness of each row of ``pred: (k, n)`` against ``y: (n,)``."""
-        y = check_array(y, "y", ndim=1)
-        pred = check_array(pred, "pred")
-        if pred.shape[-1] != y.shape[0]:
-            raise ValueError(f"pred has {pred.shape[-1]} columns for {y.shape[0]} labels in y")
+        y, pred = _pair(y, pred)
         fn = {"balanced_accuracy": balanced_accuracy, "accuracy": _accuracy, "mse": mse}[self.metric]
         return np.asarray(fn(y, pred), dtype=float)
 
@@ -91,5 +98,6 @@ def target_fitness(values: np.ndarray, alpha: float, lower_is_better: bool) -> f
     if v.size == 0:
         raise ValueError("values is empty: give the parents' fitness")
     alpha = check_number(alpha, "alpha")
+    check_bool(lower_is_better, "lower_is_better")
     spread = float(v.max() - v.min())
     return float(v.min() - alpha * spread) if lower_is_better else float(v.max() + alpha * spread)

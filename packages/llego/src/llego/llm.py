@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from paperkit import check_int, check_number, check_seed, check_strings
+from paperkit import check_bool, check_choice, check_int, check_number, check_seed, check_strings
 
 __all__ = ["LLM", "OpenAILLM", "Sample", "ScriptedLLM", "TinyLM"]
 
@@ -29,6 +29,13 @@ class Sample:
     text: str
     logprob: float | None = None
     tokens: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"text must be a str, got {type(self.text).__name__}")
+        if self.logprob is not None:
+            check_number(self.logprob, "logprob")
+        check_int(self.tokens, "tokens", low=0)
 
 
 @runtime_checkable
@@ -105,7 +112,9 @@ class ScriptedLLM:
         self.responses = check_strings(responses, "responses")
         if not self.responses:
             raise ValueError("responses is empty: give at least one reply")
-        self.logprobs = None if logprobs is None else [float(v) for v in logprobs]
+        self.logprobs = (
+            None if logprobs is None else [check_number(v, f"logprobs[{i}]") for i, v in enumerate(logprobs)]
+        )
         if self.logprobs is not None and len(self.logprobs) != len(self.responses):
             raise ValueError("logprobs must have one value per response")
         self.count = 0
@@ -129,7 +138,12 @@ class ScriptedLLM:
 class OpenAILLM:
     """An OpenAI-compatible endpoint (official client). ``api="completions"`` sends the prompt as is with
     ``logprobs=1``; ``api="chat"`` sends system + user messages with ``logprobs=True``. ``client``: an
-    object with the ``openai.OpenAI`` interface (tests pass a fake)."""
+    object with the ``openai.OpenAI`` interface (tests pass a fake).
+
+    ``logprobs=False`` asks for none. A server that refuses the log-prob option (HTTP 400 naming
+    ``logprobs``, e.g. :func:`paperkit.lm.serve`) is asked again without it, once, and from then on
+    (``self.logprobs`` becomes False): its samples carry ``logprob=None``, so mutation falls back to
+    uniform selection and counts it (``missing_logprobs``)."""
 
     SYSTEM = "You are an expert in creating decision trees."  # official prompts.content
 
@@ -143,25 +157,26 @@ class OpenAILLM:
         temperature: float = 1.0,
         top_p: float = 1.0,
         max_tokens: int = 400,
+        logprobs: bool = True,
         client: Any = None,
     ) -> None:
-        if api not in ("completions", "chat"):
-            raise ValueError(f"api must be 'completions' or 'chat', got {api!r}")
-        for name, value in (("base_url", base_url), ("model", model)):
+        for name, value in (("base_url", base_url), ("model", model), ("api_key", api_key)):
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{name} must be a non-empty str, got {value!r}")
-        self.model, self.api = model, api
-        self.temperature = check_number(temperature, "temperature", low=0.0)
+        self.model = model
+        self.api = check_choice(api, "api", ("completions", "chat"))
+        self.temperature = check_number(temperature, "temperature", low=0.0, high=2.0)
         self.top_p = check_number(top_p, "top_p", low=0.0, high=1.0)
         self.max_tokens = check_int(max_tokens, "max_tokens", low=1)
+        self.logprobs = check_bool(logprobs, "logprobs")
         if client is None:
             import openai
 
             client = openai.OpenAI(base_url=base_url, api_key=api_key)
         self.client = client
 
-    def _one(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        kw = dict(
+    def _create(self, prompt: str, n: int, seed: int) -> Any:
+        kw: dict[str, Any] = dict(
             model=self.model,
             n=n,
             temperature=self.temperature,
@@ -169,22 +184,42 @@ class OpenAILLM:
             max_tokens=self.max_tokens,
             seed=seed,
         )
+        if self.logprobs:
+            kw["logprobs"] = 1 if self.api == "completions" else True
         if self.api == "completions":
-            r = self.client.completions.create(prompt=prompt, logprobs=1, **kw)
-            out = []
-            for c in r.choices:
-                lps = getattr(getattr(c, "logprobs", None), "token_logprobs", None)
-                out.append(Sample(c.text or "", None if not lps else float(sum(lps)), len(lps or ())))
-            return out
+            return self.client.completions.create(prompt=prompt, **kw)
         msgs = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
-        r = self.client.chat.completions.create(messages=msgs, logprobs=True, **kw)
+        return self.client.chat.completions.create(messages=msgs, **kw)
+
+    def _one(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        try:
+            r = self._create(prompt, n, seed)
+        except Exception as err:  # the client's BadRequestError; refused log-probs: ask without them
+            if not (self.logprobs and _refuses_logprobs(err)):
+                raise
+            self.logprobs = False
+            r = self._create(prompt, n, seed)
         out = []
         for c in r.choices:
-            content = getattr(getattr(c, "logprobs", None), "content", None)
-            lp = None if not content else float(sum(t.logprob for t in content))
-            out.append(Sample(c.message.content or "", lp, len(content or ())))
+            lp_obj = getattr(c, "logprobs", None)
+            if self.api == "completions":
+                lps = list(getattr(lp_obj, "token_logprobs", None) or ())
+                text = c.text
+            else:
+                lps = [t.logprob for t in getattr(lp_obj, "content", None) or ()]
+                text = c.message.content
+            out.append(Sample(text or "", float(sum(lps)) if lps else None, len(lps)))
         return out
 
     def sample(self, prompts: Sequence[str], n: int, *, seed: int) -> list[list[Sample]]:
         prompts, n, seed = _check(prompts, n, seed)
         return [self._one(p, n, seed + i) for i, p in enumerate(prompts)]
+
+
+def _refuses_logprobs(err: Exception) -> bool:
+    """Is ``err`` an HTTP 400 whose OpenAI-shaped error body names the ``logprobs`` parameter?"""
+    if getattr(err, "status_code", None) != 400:
+        return False
+    body = getattr(err, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    return isinstance(inner, dict) and inner.get("param") == "logprobs"

@@ -130,5 +130,5 @@ METHODS: dict[str, MethodInfo] = {
 def run_method(name: str, X: Any, y: Any, **kw: Any) -> dict[str, Any]:
     """``METHODS[name].call(X, y, **kw)``; ValueError listing the registry for an unknown name."""
     if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}: expected one of {', '.join(METHODS)}")
+        raise ValueError(f"name must be one of {', '.join(METHODS)}; got unknown method {name!r}")
     return METHODS[name].call(X, y, **kw)

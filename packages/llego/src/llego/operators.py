@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from paperkit import check_array, check_choice, check_int, check_number
+from paperkit import check_array, check_bool, check_choice, check_instance, check_int, check_number
 
 from llego.fitness import Fitness
-from llego.tree import Node
+from llego.tree import Node, check_node
 
 __all__ = [
     "Individual",
@@ -54,6 +54,12 @@ class Individual:
     val: float
     test: float
     signature: np.ndarray = field(repr=False)
+
+    def __post_init__(self) -> None:
+        check_node(self.tree, "tree")
+        for name in ("train", "val", "test"):
+            check_number(getattr(self, name), name, finite=False)
+        check_array(self.signature, "signature", ndim=1, finite=False)
 
     @property
     def key(self) -> bytes:
@@ -89,6 +95,17 @@ class OperatorStats:
             self.reasons[reason] = self.reasons.get(reason, 0) + 1
 
 
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng), got {type(rng).__name__}")
+
+
+def _check_individuals(individuals: object) -> list[Individual]:
+    if not isinstance(individuals, Sequence):
+        raise TypeError(f"individuals must be a sequence of Individual, got {type(individuals).__name__}")
+    return [check_instance(x, f"individuals[{i}]", Individual) for i, x in enumerate(individuals)]
+
+
 def _check_calls(n_pop: int, k: int, n_calls: int) -> None:
     check_int(k, "n_parents", low=1)
     check_int(n_calls, "n_calls", low=0)
@@ -102,6 +119,8 @@ def fitness_weighted_parents(
     """``(n_calls, k)`` indices: k distinct parents per call with probability ∝ f (or ∝ 1/f)."""
     v = np.asarray(check_array(values, "values", ndim=1), float)
     _check_calls(v.size, k, n_calls)
+    _check_rng(rng)
+    check_bool(lower_is_better, "lower_is_better")
     w = 1.0 / np.maximum(v, EPS) if lower_is_better else v.copy()
     w = np.clip(w, 0.0, None)
     if np.count_nonzero(w) < k:
@@ -116,12 +135,15 @@ def fitness_weighted_parents(
 def random_parents(n_pop: int, k: int, n_calls: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_calls, k)`` indices: k distinct parents per call, uniformly."""
     _check_calls(check_int(n_pop, "n_pop", low=1), k, n_calls)
+    _check_rng(rng)
     return np.argsort(rng.random((n_calls, n_pop)), axis=1)[:, :k]
 
 
 def selection_probabilities(logprobs: np.ndarray, tau: float, rule: str = "inverse") -> np.ndarray:
     """p_i ∝ exp(−ℓ_i / τ) (``"inverse"``, the paper's) or exp(+ℓ_i / τ) (``"likely"``), stably."""
     lp = np.asarray(check_array(logprobs, "logprobs", ndim=1), float)
+    if lp.size == 0:
+        raise ValueError("logprobs is empty: give one log-prob per candidate")
     tau = check_number(tau, "tau", low=0.0, low_open=True)
     check_choice(rule, "rule", ("inverse", "likely"))
     z = (-lp if rule == "inverse" else lp) / tau
@@ -135,6 +157,12 @@ def select_offspring(
     """Indices of the kept candidates (without replacement; all when there are <= n_keep) and whether the
     selection fell back to uniform because a log-prob was missing."""
     n_keep = check_int(n_keep, "n_keep", low=1)
+    check_number(tau, "tau", low=0.0, low_open=True)
+    check_choice(rule, "rule", ("inverse", "likely"))
+    _check_rng(rng)
+    for i, v in enumerate(logprobs):
+        if v is not None:
+            check_number(v, f"logprobs[{i}]")
     n = len(logprobs)
     if n <= n_keep:
         return np.arange(n), False
@@ -147,6 +175,7 @@ def select_offspring(
 
 def dedupe(individuals: Sequence[Individual]) -> list[Individual]:
     """First individual of each functional signature, in order."""
+    individuals = _check_individuals(individuals)
     seen: set[bytes] = set()
     out = []
     for ind in individuals:
@@ -159,6 +188,7 @@ def dedupe(individuals: Sequence[Individual]) -> list[Individual]:
 def select(individuals: Sequence[Individual], n: int, fitness: Fitness) -> list[Individual]:
     """Elitist survivor selection: dedupe, sort by train fitness (stable), keep ``n``; tile if fewer."""
     n = check_int(n, "n", low=1)
+    check_instance(fitness, "fitness", Fitness)
     if not individuals:
         raise ValueError("individuals is empty: nothing to select from")
     unique = dedupe(individuals)
@@ -170,6 +200,7 @@ def select(individuals: Sequence[Individual], n: int, fitness: Fitness) -> list[
 
 def hall_of_fame(individuals: Sequence[Individual], fitness: Fitness) -> list[Individual]:
     """Every distinct individual seen (by signature), ranked by *validation* fitness, best first."""
+    check_instance(fitness, "fitness", Fitness)
     unique = dedupe(individuals)
     if not unique:
         raise ValueError("individuals is empty: no hall of fame")

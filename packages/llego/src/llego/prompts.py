@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
-from paperkit import check_int
+from paperkit import check_int, check_number
 
-from llego.data import Split
-from llego.tree import Leaf, Node, TreeError, depth, parse_reply, to_text
+from llego.data import Split, check_split
+from llego.tree import Leaf, Node, TreeError, check_trees, depth, parse_reply, to_text
 from llego.tree import Split as TSplit
 
 __all__ = ["PLACEHOLDER", "CompactLanguage", "Language", "NaturalLanguage"]
@@ -38,6 +38,7 @@ GENERIC_TASK = (
 )
 
 
+@runtime_checkable
 class Language(Protocol):
     """How trees and prompts are written for one kind of LLM."""
 
@@ -55,6 +56,21 @@ class Language(Protocol):
     ) -> str: ...
 
     def mutation_prompt(self, parents: Sequence[Node]) -> str: ...
+
+
+def _check_parents(parents: Sequence[Node], fitness: Sequence[float] | None = None) -> list[Node]:
+    trees = check_trees(parents, "parents")
+    if fitness is not None:
+        if len(fitness) != len(trees):
+            raise ValueError(f"fitness has {len(fitness)} values for {len(trees)} parents")
+        for i, f in enumerate(fitness):
+            check_number(f, f"fitness[{i}]")
+    return trees
+
+
+def _check_language(split: object, max_depth: object) -> None:
+    check_split(split)
+    check_int(max_depth, "max_depth", low=1)
 
 
 def _metadata(split: Split, semantics: bool) -> dict[str, str]:
@@ -77,6 +93,10 @@ class NaturalLanguage:
     split: Split
     max_depth: int = 3
     precision: int = 4  # official FLOAT_PRECISION and threshold precision
+
+    def __post_init__(self) -> None:
+        _check_language(self.split, self.max_depth)
+        check_int(self.precision, "precision", low=0, high=17)
 
     def _prefix(self, instruction: str, expert: bool) -> str:
         m = _metadata(self.split, True)
@@ -105,6 +125,7 @@ class NaturalLanguage:
     def crossover_prompt(
         self, parents: Sequence[Node], fitness: Sequence[float] | None, target: float | None
     ) -> str:
+        parents = _check_parents(parents, fitness)
         head = self._prefix("Generate a different, interpretable decision tree with improved fitness.", False)
         if fitness is None or target is None:
             lines = [f"\nfitness: unknown, Expression: ## {self.render(t)} ##" for t in parents]
@@ -116,6 +137,7 @@ class NaturalLanguage:
         return head + "".join(lines) + f"\nfitness: {target:.{self.precision}f}, Expression: "
 
     def mutation_prompt(self, parents: Sequence[Node]) -> str:
+        parents = _check_parents(parents)
         head = self._prefix("Generate a diverse decision tree that is more interpretable.", True)
         return head + "".join(f"\nExpression: ## {self.render(t)} ##" for t in parents) + "\nExpression: ## "
 
@@ -143,8 +165,8 @@ class CompactLanguage:
     levels: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        _check_language(self.split, self.max_depth)
         check_int(self.n_bins, "n_bins", low=2, high=100)
-        check_int(self.max_depth, "max_depth", low=1)
         object.__setattr__(self, "bins", _quantile_bins(self.split.X_train, self.n_bins))
         object.__setattr__(self, "levels", _leaf_levels(self.split))
 
@@ -204,7 +226,7 @@ class CompactLanguage:
 
     def parse(self, text: str) -> tuple[Node | None, str]:
         if not isinstance(text, str):
-            return None, f"invalid: reply is a {type(text).__name__}, not text"
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
         tokens = text.split()
         try:
             node, end = self._read(tokens, 0)
@@ -223,6 +245,7 @@ class CompactLanguage:
     def crossover_prompt(
         self, parents: Sequence[Node], fitness: Sequence[float] | None, target: float | None
     ) -> str:
+        parents = _check_parents(parents, fitness)
         if fitness is None or target is None:
             lines = [f"{PLACEHOLDER} : {self.render(t)}" for t in parents]
             return "X | " + " | ".join(lines) + f" | {PLACEHOLDER} :"
@@ -232,4 +255,5 @@ class CompactLanguage:
         return "X | " + " | ".join(lines) + f" | {self.fitness_tokens(target)} :"
 
     def mutation_prompt(self, parents: Sequence[Node]) -> str:
+        parents = _check_parents(parents)
         return "M | " + " | ".join(f": {self.render(t)}" for t in parents) + " | :"

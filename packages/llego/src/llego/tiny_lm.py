@@ -29,7 +29,7 @@ import numpy as np
 from paperkit import check_int, check_number, check_seed, torch_threads
 
 from llego.algorithm import Evaluator
-from llego.data import Split
+from llego.data import Split, check_split
 from llego.fitness import Fitness
 from llego.llm import TinyLM
 from llego.operators import fitness_weighted_parents
@@ -172,9 +172,18 @@ def _mutation_example(pool: list[Node], lang: CompactLanguage, rng: np.random.Ge
     return lang.mutation_prompt(parents), lang.render(reply)
 
 
+def _check_inputs(split: object, lang: object, config: object) -> None:
+    check_split(split)
+    if not isinstance(lang, CompactLanguage):
+        raise TypeError(f"lang must be a CompactLanguage, got {type(lang).__name__}")
+    if not isinstance(config, TinyLMConfig):
+        raise TypeError(f"config must be a TinyLMConfig, got {type(config).__name__}")
+
+
 def build_corpus(split: Split, lang: CompactLanguage, config: TinyLMConfig, *, seed: int) -> Corpus:
     """The transcripts (module docstring); uses D_train only."""
     rng = np.random.default_rng(check_seed(seed))
+    _check_inputs(split, lang, config)
     pool = _pool(split, lang, config.n_pool, rng)
     ev = Evaluator(split)
     fit_pool = np.array([i.train for i in ev.peek(pool)])
@@ -213,6 +222,9 @@ def train_tiny_lm(
 
     cfg = config if config is not None else TinyLMConfig()
     seed = check_seed(seed)
+    _check_inputs(split, lang, cfg)
+    if max_new_tokens is not None:
+        check_int(max_new_tokens, "max_new_tokens", low=1)
     corpus = build_corpus(split, lang, cfg, seed=seed)
     tok = word_tokenizer(lang.vocabulary())
     width = (

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from paperkit import check_array, check_int
+from paperkit import check_array, check_bool, check_int, check_number, check_strings
 
 __all__ = [
     "Leaf",
@@ -55,6 +55,9 @@ class Leaf:
 
     value: float
 
+    def __post_init__(self) -> None:
+        check_number(self.value, "value")
+
 
 @dataclass(frozen=True)
 class Split:
@@ -66,12 +69,52 @@ class Split:
     right: Node
     strict: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.feature, str):
+            raise TypeError(f"feature must be a str, got {type(self.feature).__name__}")
+        check_number(self.threshold, "threshold")
+        check_node(self.left, "left")
+        check_node(self.right, "right")
+        check_bool(self.strict, "strict")
+
 
 Node = Leaf | Split
 
 
+def check_node(node: Any, name: str = "node") -> Node:
+    """``node`` must be a :class:`Leaf` or :class:`Split` (TypeError naming ``name`` otherwise)."""
+    if not isinstance(node, (Leaf, Split)):
+        raise TypeError(f"{name} must be a Leaf or Split, got {type(node).__name__}")
+    return node
+
+
+def check_trees(trees: Any, name: str = "trees") -> list[Node]:
+    """A sequence of trees (a lone tree is refused), as a list."""
+    if isinstance(trees, (Leaf, Split, str)) or not isinstance(trees, Sequence):
+        raise TypeError(f"{name} must be a sequence of trees, got {type(trees).__name__}")
+    return [check_node(t, f"{name}[{i}]") for i, t in enumerate(trees)]
+
+
+def _check_columns(node_features: set[str], columns: Any, n_cols: int) -> None:
+    if not isinstance(columns, Mapping):
+        raise TypeError(f"columns must be a mapping of feature name to column, got {type(columns).__name__}")
+    missing = sorted(node_features - set(columns))
+    if missing:
+        raise TreeError(f"the tree uses features not in columns: {missing}")
+    bad = {f: columns[f] for f in node_features if not 0 <= columns[f] < n_cols}
+    if bad:
+        raise ValueError(f"columns maps {bad} outside the {n_cols} columns of X")
+
+
+def _names(feature_names: Any) -> frozenset[str] | None:
+    if feature_names is None:
+        return None
+    return frozenset(check_strings(feature_names, "feature_names"))
+
+
 def depth(node: Node) -> int:
     """Splits on the longest root-to-leaf path (0 for a leaf)."""
+    check_node(node)
     if isinstance(node, Leaf):
         return 0
     return 1 + max(depth(node.left), depth(node.right))
@@ -83,6 +126,7 @@ def n_leaves(node: Node) -> int:
 
 def features(node: Node) -> set[str]:
     """The feature names the tree splits on."""
+    check_node(node)
     if isinstance(node, Leaf):
         return set()
     return {node.feature} | features(node.left) | features(node.right)
@@ -95,9 +139,7 @@ def predict(node: Node, X: np.ndarray, columns: Mapping[str, int]) -> np.ndarray
     Python loop over rows (the official code walks rows one by one with pandas).
     """
     X = np.asarray(check_array(X, "X", ndim=2), dtype=float)
-    missing = sorted(features(node) - set(columns))
-    if missing:
-        raise TreeError(f"the tree uses features not in columns: {missing}")
+    _check_columns(features(check_node(node)), columns, X.shape[1])
     return _predict(node, X, columns)
 
 
@@ -118,11 +160,9 @@ def _predict(node: Node, X: np.ndarray, columns: Mapping[str, int]) -> np.ndarra
 
 def predict_many(trees: Sequence[Node], X: np.ndarray, columns: Mapping[str, int]) -> np.ndarray:
     """``(n_trees, n)`` predictions of every tree (the trees' functional signatures on ``X``)."""
+    trees = check_trees(trees)
     X = np.asarray(check_array(X, "X", ndim=2), dtype=float)
-    for t in trees:
-        missing = sorted(features(t) - set(columns))
-        if missing:
-            raise TreeError(f"a tree uses features not in columns: {missing}")
+    _check_columns(set().union(*map(features, trees)), columns, X.shape[1])
     if not trees:
         return np.zeros((0, X.shape[0]))
     return np.stack([_predict(t, X, columns) for t in trees])
@@ -138,6 +178,8 @@ def _leaf_value(v: float, precision: int) -> int | float:
 
 def to_dict(node: Node, precision: int = 4) -> dict[str, Any]:
     """The paper's nested-dict form (thresholds as ``"<= 12.3400"`` keys, leaves ``{"value": v}``)."""
+    check_node(node)
+    check_int(precision, "precision", low=0, high=17)
     if isinstance(node, Leaf):
         return {"value": _leaf_value(node.value, precision)}
     lo, hi = ("<", ">=") if node.strict else ("<=", ">")
@@ -200,7 +242,9 @@ def _from_dict(d: Any, names: frozenset[str] | None) -> Node:
 
 def from_dict(d: Any, *, feature_names: Sequence[str] | None = None, max_depth: int | None = None) -> Node:
     """Validate the paper's dict form and build the tree; :class:`TreeError` says what is wrong."""
-    names = None if feature_names is None else frozenset(feature_names)
+    names = _names(feature_names)
+    if max_depth is not None:
+        check_int(max_depth, "max_depth", low=0)
     node = _from_dict(d, names)
     if max_depth is not None and depth(node) > check_int(max_depth, "max_depth", low=0):
         raise TreeError(f"tree depth {depth(node)} exceeds max_depth={max_depth}")
@@ -221,7 +265,12 @@ def parse(text: str, *, feature_names: Sequence[str] | None = None, max_depth: i
 
 def parse_reply(text: str, *, feature_names: Sequence[str], max_depth: int) -> tuple[Node | None, str]:
     """``(tree or None, status)`` for one LLM reply: ``"ok"``, ``"repaired"`` (the official repair: a
-    missing closing brace appended) or ``"invalid: <reason>"``. Never raises on bad text."""
+    missing closing brace appended) or ``"invalid: <reason>"``. Never raises on bad text (only on a
+    ``text`` that is not a str or bad ``feature_names`` / ``max_depth``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    check_strings(feature_names, "feature_names")
+    check_int(max_depth, "max_depth", low=0)
     try:
         return parse(text, feature_names=feature_names, max_depth=max_depth), "ok"
     except TreeError as err:
@@ -240,7 +289,7 @@ def from_sklearn(estimator: Any, feature_names: Sequence[str]) -> Node:
     t = getattr(estimator, "tree_", None)
     if t is None:
         raise TypeError("estimator must be a fitted sklearn DecisionTreeClassifier or DecisionTreeRegressor")
-    names = list(feature_names)
+    names = check_strings(feature_names, "feature_names")
     if len(names) != estimator.n_features_in_:
         raise ValueError(f"feature_names has {len(names)} names for {estimator.n_features_in_} features")
     classes = getattr(estimator, "classes_", None)

@@ -16,10 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from paperkit import check_array, check_int
 
-from llego.tree import Leaf, Node, Split, depth, paths, replace_at, subtree
+from llego.tree import Leaf, Node, Split, check_node, depth, paths, replace_at, subtree
 
 __all__ = ["point_mutation", "random_tree", "subtree_crossover", "varied"]
+
+
+def _check_rng(rng: object) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng), got {type(rng).__name__}")
 
 
 def random_tree(
@@ -46,6 +52,9 @@ def random_tree(
 
 def subtree_crossover(a: Node, b: Node, rng: np.random.Generator) -> Node:
     """One GATree crossover child of ``a`` and ``b`` (module docstring); the depth is not limited here."""
+    check_node(a, "a")
+    check_node(b, "b")
+    _check_rng(rng)
     pa = [p for p in paths(a) if p]
     pb = [p for p in paths(b) if p] or [()]
     donor = subtree(b, pb[int(rng.integers(len(pb)))])
@@ -58,6 +67,16 @@ def point_mutation(
     t: Node, values: Mapping[str, np.ndarray], leaves: np.ndarray, rng: np.random.Generator, max_depth: int
 ) -> Node:
     """One GATree mutation of ``t`` that keeps depth <= ``max_depth`` (module docstring)."""
+    check_node(t, "t")
+    check_int(max_depth, "max_depth", low=max(depth(t), 1))
+    if not isinstance(values, Mapping) or not values:
+        raise ValueError("values must be a non-empty mapping of feature name to candidate thresholds")
+    for name, v in values.items():
+        if np.asarray(check_array(v, f"values[{name!r}]", ndim=1)).size == 0:
+            raise ValueError(f"values[{name!r}] is empty")
+    if np.asarray(check_array(leaves, "leaves", ndim=1)).size == 0:
+        raise ValueError("leaves is empty: give the leaf values to draw from")
+    _check_rng(rng)
     all_paths = list(paths(t))
     path = all_paths[int(rng.integers(len(all_paths)))]
     node = subtree(t, path)
