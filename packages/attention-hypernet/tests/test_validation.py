@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attention_hypernet as ah
 import numpy as np
+import paperkit
 import pytest
 import torch
 from attention_hypernet import (
@@ -475,5 +476,5 @@ NO_INPUT = {"NORMS", "VALUE_NETS", "MIXERS", "RULES", "METHODS", "LogicBatch", "
 
 def test_every_public_entry_has_a_bad_input_case():
     covered = {c.split()[0].split(".")[0] for c in CASES}
-    missing = set(ah.PUBLIC) - covered - NO_INPUT
+    missing = set(paperkit.public_table("attention_hypernet")) - covered - NO_INPUT
     assert not missing, f"public entries without a bad-input case: {sorted(missing)}"

@@ -7,6 +7,7 @@ import math
 
 import deep_fourier as df
 import numpy as np
+import paperkit
 import pytest
 import torch
 from paperkit.vision import load_digits
@@ -189,6 +190,8 @@ def test_every_public_callable_has_a_case():
         "effective_rank": "er", "hidden_features": "hf", "run_method": "run",
     }  # fmt: skip
     records = {"ActivationSpec", "MethodInfo", "Task", "History"}  # frozen result/registry records
-    callables = {n for n in df.PUBLIC if callable(getattr(df, n)) and n not in records}
+    callables = {
+        n for n in paperkit.public_table("deep_fourier") if callable(getattr(df, n)) and n not in records
+    }
     assert callables == set(short)
     assert all(s in named + " " for s in short.values())

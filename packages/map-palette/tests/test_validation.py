@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import map_palette as mp
 import numpy as np
+import paperkit
 import pytest
 from map_palette.dual import Groups
 
@@ -226,7 +227,7 @@ def test_every_callable_public_entry_has_a_case() -> None:
     constants = {"NORMALIZATIONS", "SOLVERS", "METHODS", "Solution"}  # data, not entry points
     # the encoder and the full LM path import transformers: their device checks are in test_slow_devices
     heavy = {"EmbeddingCoherence"}
-    assert set(mp.PUBLIC) - constants - heavy <= {c[0] for c in CASES}
+    assert set(paperkit.public_table("map_palette")) - constants - heavy <= {c[0] for c in CASES}
 
 
 @pytest.mark.slow

@@ -88,3 +88,68 @@ def test_public_api_refuses_a_malformed_table(
 
     with pytest.raises(ValueError, match=fragment):
         public_api("lazypkg", where, eager=eager)
+
+
+@pytest.fixture
+def typedpkg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A throwaway package whose public names are its ``if TYPE_CHECKING:`` imports alone."""
+
+    def make(block: str) -> None:
+        root = tmp_path / "typedpkg"
+        (root / "sub").mkdir(parents=True, exist_ok=True)
+        (root / "__init__.py").write_text(
+            "from typing import TYPE_CHECKING\n\nimport paperkit\n\nEAGER = 1\n\n"
+            + textwrap.dedent(block)
+            + "\n__getattr__, __dir__, __all__ = paperkit.public_api(__name__, eager=('EAGER',))\n"
+        )
+        (root / "heavy.py").write_text("VALUE = 42\nOTHER = 7\n")
+        (root / "sub" / "__init__.py").write_text("")
+        (root / "sub" / "deeper.py").write_text("def deep():\n    return 'deep'\n")
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield make
+    for name in [m for m in sys.modules if m == "typedpkg" or m.startswith("typedpkg.")]:
+        del sys.modules[name]
+
+
+def test_public_api_reads_the_type_checking_imports(typedpkg) -> None:
+    import paperkit
+
+    typedpkg(
+        """
+        if TYPE_CHECKING:
+            from typedpkg.heavy import VALUE, OTHER as OTHER
+            from .sub.deeper import deep
+        """
+    )
+    import typedpkg as pkg
+
+    assert pkg.__all__ == ["EAGER", "OTHER", "VALUE", "deep"]
+    assert "typedpkg.heavy" not in sys.modules  # nothing imported before first use
+    assert dict(paperkit.public_table("typedpkg")) == {"VALUE": "heavy", "OTHER": "heavy", "deep": "sub.deeper"}
+    assert (pkg.VALUE, pkg.OTHER, pkg.deep()) == (42, 7, "deep")
+    assert paperkit.type_checking_table("typedpkg") == dict(paperkit.public_table("typedpkg"))
+
+
+@pytest.mark.parametrize(
+    ("block", "fragment"),
+    [
+        ("if TYPE_CHECKING:\n    from typedpkg.heavy import VALUE as V\n", "VALUE as V: a public name is"),
+        ("if TYPE_CHECKING:\n    from json import dumps\n", "must come from a submodule of 'typedpkg'"),
+        ("if TYPE_CHECKING:\n    import typedpkg.heavy\n", "come from 'from ... import'"),
+        ("if TYPE_CHECKING:\n    from typedpkg.heavy import EAGER\n", "both eager and lazy"),
+    ],
+)
+def test_public_api_refuses_a_malformed_type_checking_block(typedpkg, block: str, fragment: str) -> None:
+    typedpkg(block)
+    with pytest.raises(ValueError, match=fragment):
+        import typedpkg  # noqa: F401
+
+
+def test_type_checking_table_needs_a_package_source() -> None:
+    import paperkit
+
+    with pytest.raises(ValueError, match="package must be a non-empty module name"):
+        paperkit.type_checking_table("")
+    with pytest.raises(ValueError, match="has no __init__.py source"):
+        paperkit.type_checking_table("json.decoder")

@@ -1,4 +1,4 @@
-"""Bad input at every public entry of ``plnl.PUBLIC``: a TypeError/ValueError whose message names the
+"""Bad input at every public entry of ``plnl.__all__``: a TypeError/ValueError whose message names the
 argument. No training runs here (each case fails in the checks, before any epoch)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import paperkit
 import plnl
 import pytest
 import torch
@@ -308,7 +309,7 @@ def test_bad_input_is_refused_naming_the_argument(entry, call, error, fragment):
 
 def test_every_public_entry_has_a_bad_input_case():
     covered = {c[0] for c in CASES} | NOT_CALLED | {"check_complementary"}
-    missing = set(plnl.PUBLIC) - covered
+    missing = set(paperkit.public_table("plnl")) - covered
     assert not missing, f"public entries without a bad-input case: {sorted(missing)}"
 
 

@@ -1,10 +1,10 @@
-"""Every public entry (``sebra.PUBLIC``) refuses bad input with TypeError/ValueError naming the argument."""
+"""Every public entry (``sebra.__all__``) refuses bad input with TypeError/ValueError naming the argument."""
 
 from __future__ import annotations
 
 import numpy as np
+import paperkit
 import pytest
-import sebra
 import torch
 from sebra import (
     DebiasConfig,
@@ -258,7 +258,7 @@ PARAMS = [pytest.param(f, e, m, id=f"{k}-{i}") for k, cs in CASES.items() for i,
 
 
 def test_every_public_entry_has_cases():
-    assert set(CASES) == set(sebra.PUBLIC)
+    assert set(CASES) == set(paperkit.public_table("sebra"))
 
 
 @pytest.mark.parametrize(("call", "error", "fragment"), PARAMS)

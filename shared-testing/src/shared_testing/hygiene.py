@@ -9,8 +9,8 @@ Three rules from the repository's conventions, each reported as one line naming 
 - **The package root never imports the experiment**: ``pkg/__init__.py`` neither imports
   ``pkg.reproduce`` (nor a module below it) nor lists a public name that lives there.
 - **Public names written once**: the table a package registers with ``paperkit.public_api`` /
-  ``paperkit.lazy_exports`` equals its ``if TYPE_CHECKING:`` imports exactly, and every table name is
-  in ``__all__``.
+  ``paperkit.lazy_exports`` equals its ``if TYPE_CHECKING:`` imports exactly (``public_api`` derives it
+  from them), and every table name is in ``__all__``.
 
 ``hygiene_violations(module)`` returns the sorted list; ConformanceSuite compares it with the package's
 declared ``known_hygiene_violations``.
@@ -134,27 +134,12 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def type_checking_imports(module: str) -> dict[str, str]:
-    """name -> submodule (relative to ``module``) of the ``if TYPE_CHECKING:`` imports in its root."""
-    src, _ = package_root(module)
-    tree = ast.parse((src / "__init__.py").read_text(encoding="utf-8"))
-    found: dict[str, str] = {}
-    for node in tree.body:
-        if not (isinstance(node, ast.If) and _is_type_checking(node.test)):
-            continue
-        for stmt in ast.walk(node):
-            if isinstance(stmt, ast.ImportFrom):
-                origin = _resolve(f"{module}.__init__", stmt)
-                sub = origin[len(module) + 1 :] if origin.startswith(module + ".") else origin
-                for alias in stmt.names:
-                    found[alias.asname or alias.name] = sub
-    return found
+    """name -> submodule (relative to ``module``) of the ``if TYPE_CHECKING:`` imports in its root
+    (``paperkit.type_checking_table``: the list ``paperkit.public_api`` derives the public names from)."""
+    from paperkit.exports import type_checking_table
+
+    return type_checking_table(module)
 
 
 def experiment_imports(module: str) -> list[str]:

@@ -6,7 +6,7 @@ reward's soft-optimal policy + λ x Bradley–Terry likelihood of the preference
 policy and reward steps, with the RLHF, ML-IRL and BC baselines, exact on the package's tabular gymnasium
 env ``aihf/FeatureGrid-v0`` (registered on import) and with a reward MLP + SAC on MuJoCo Reacher-v5.
 
-The public names are listed once, in ``PUBLIC`` (name -> submodule), and imported on first use, so that
+The public names are listed once, as the ``if TYPE_CHECKING:`` imports, and imported on first use, so that
 ``import aihf`` and the CLI start without torch.
 """
 
@@ -16,7 +16,7 @@ import paperkit
 
 from aihf.envs import ENV_ID, register_envs
 
-if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from aihf.continuous import (
         CONTINUOUS_METHODS,
         REFERENCE_METHODS,
@@ -58,68 +58,9 @@ if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked 
         tabular_policy,
     )
 
-_MODULES = {
-    "data": (
-        "PreferencePair",
-        "Trajectory",
-        "bt_label",
-        "collect_preferences",
-        "collect_trajectories",
-        "pair_returns",
-    ),
-    "envs": (
-        "FeatureGridEnv",
-        "grid_layout",
-    ),
-    "envs.reacher": (
-        "mixed_policy",
-        "noisy",
-        "reacher_pd_expert",
-        "zero_torque",
-    ),
-    "experiment": (
-        "TABULAR_METHODS",
-        "TabularSetting",
-        "run_tabular",
-    ),
-    "tabular": (
-        "FitResult",
-        "SoftVI",
-        "TabularMDP",
-        "aihf_objective",
-        "aihf_tabular",
-        "behaviour_cloning",
-        "bt_reward",
-        "demo_log_likelihood",
-        "feature_expectation",
-        "hard_value_iteration",
-        "ml_irl_tabular",
-        "policy_return",
-        "rlhf_tabular",
-        "soft_value_iteration",
-        "state_occupancy",
-        "tabular_policy",
-    ),
-    "continuous": (
-        "CONTINUOUS_METHODS",
-        "REFERENCE_METHODS",
-        "ContinuousConfig",
-        "MLPReward",
-        "evaluate_actor",
-        "fit_bt_reward",
-        "reward_prefers_expert",
-        "train_continuous",
-    ),
-    "sac": (
-        "SAC",
-        "TanhGaussianActor",
-    ),
-}
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
 
 __getattr__, __dir__, __all__ = paperkit.public_api(
-    __name__, PUBLIC, eager=("ENV_ID", "PUBLIC", "__version__", "register_envs")
+    __name__, eager=("ENV_ID", "__version__", "register_envs")
 )
 
 register_envs()  # so that gymnasium.make("aihf/FeatureGrid-v0") works after `import aihf`

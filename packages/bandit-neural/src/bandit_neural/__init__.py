@@ -1,8 +1,7 @@
 """bandit_neural: neural contextual dueling bandits (NDB-UCB, NDB-TS), linear baselines, binary feedback.
 
 Reproduces "Neural Dueling Bandits: Preference-Based Optimization with Human Feedback" (Verma, Dai, Lin,
-Jaillet, Low; ICLR 2025, arXiv 2407.17112). The public names are listed once, in ``PUBLIC`` (name ->
-submodule), and imported on first use, so that the console script answers ``--help`` and ``--version``
+Jaillet, Low; ICLR 2025, arXiv 2407.17112). The public names are listed once, as the ``if TYPE_CHECKING:`` imports, and imported on first use, so that the console script answers ``--help`` and ``--version``
 without importing torch; the experiment (``bandit_neural.reproduce``) is not part of the package's API.
 """
 
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from bandit_neural.algorithms import (
         ALGORITHMS as ALGORITHMS,
     )
@@ -93,32 +92,7 @@ if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checke
     from bandit_neural.run import run_binary as run_binary
     from bandit_neural.run import run_dueling as run_dueling
 
-_MODULES = {
-    "algorithms": (
-        "ALGORITHMS",
-        "DuelingBandit",
-        "GLMBandit",
-        "GLM_ALGORITHMS",
-        "LinearDuelingTS",
-        "LinearDuelingUCB",
-        "LinearGLMTS",
-        "LinearGLMUCB",
-        "NeuralDuelingGreedy",
-        "NeuralDuelingTS",
-        "NeuralDuelingUCB",
-        "NeuralGLMTS",
-        "NeuralGLMUCB",
-        "RandomPair",
-    ),
-    "confidence": ("GramInverse",),
-    "envs": ("ContextualBinaryEnv", "ContextualDuelingEnv", "sigmoid"),
-    "models": ("LinearUtility", "NeuralUtility", "binary_loss", "preference_loss"),
-    "nets": ("MLP", "flat_grad", "torch_device", "values_and_grads"),
-    "run": ("RunLog", "run_binary", "run_dueling"),
-}
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
 
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-bandit-neural")

@@ -6,7 +6,7 @@ brian2 for simulation at full scale; synthetic whisker sweeps with the paper's s
 whisker deprivation; LSTM/GRU/CNN baselines.
 
 Names are imported on first use (PEP 562), so the console script answers ``--help`` and ``--version``
-without importing torch or brian2. The public names are listed once, in ``PUBLIC`` (name -> submodule);
+without importing torch or brian2. The public names are listed once, as the ``if TYPE_CHECKING:`` imports;
 the experiment (``barrel_snn.reproduce``) is not part of the package's API.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from barrel_snn.analysis import (
         anova_selectivity,
         average_ranks,
@@ -35,45 +35,6 @@ if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked 
     from barrel_snn.neurons import ALIFCell, alif_step, spike_fn
     from barrel_snn.training import History, accuracy, predict, train
 
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {
-    "anova_selectivity": "analysis",
-    "average_ranks": "analysis",
-    "constraint_violations": "analysis",
-    "deprivation_curve": "analysis",
-    "isi_cv": "analysis",
-    "population_rates": "analysis",
-    "population_table": "analysis",
-    "spearman": "analysis",
-    "POPULATIONS": "anatomy",
-    "P_REC": "anatomy",
-    "P_THAL": "anatomy",
-    "Population": "anatomy",
-    "build_masks": "anatomy",
-    "population_sizes": "anatomy",
-    "CNN1D": "baselines",
-    "GRUClassifier": "baselines",
-    "LSTMClassifier": "baselines",
-    "BrianRun": "brian",
-    "compare_with_torch": "brian",
-    "simulate": "brian",
-    "to_brian2": "brian",
-    "deprive": "data",
-    "encode_spikes": "data",
-    "load_h5": "data",
-    "make_synthetic_sweeps": "data",
-    "spike_probabilities": "data",
-    "BarrelSNN": "models",
-    "Recording": "models",
-    "loss_fn": "models",
-    "ALIFCell": "neurons",
-    "alif_step": "neurons",
-    "spike_fn": "neurons",
-    "History": "training",
-    "accuracy": "training",
-    "predict": "training",
-    "train": "training",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-barrel-snn")

@@ -2,7 +2,7 @@
 
 Reproduces "Plastic Learning with Deep Fourier Features" (Lewandowski, Schuurmans, Machado; ICLR 2025,
 arXiv 2410.20634) at small scale on scikit-learn's digits, on :mod:`paperkit.vision`. The public names are
-listed once, in ``PUBLIC`` (name -> submodule), and imported on first use; the experiment
+listed once, as the ``if TYPE_CHECKING:`` imports, and imported on first use; the experiment
 (``deep_fourier.reproduce``) is not part of the package's API.
 """
 
@@ -12,39 +12,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "WIDTH_MODES": "layers",
-    "CReLU": "layers",
-    "DFFConv2d": "layers",
-    "DFFLinear": "layers",
-    "FourierActivation": "layers",
-    "Sine": "layers",
-    "pre_activations": "layers",
-    "ACTIVATIONS": "models",
-    "ActivationSpec": "models",
-    "convert_activations": "models",
-    "network": "models",
-    "REGULARIZERS": "regularizers",
-    "l2": "regularizers",
-    "l2_init": "regularizers",
-    "penalty": "regularizers",
-    "shrink_perturb": "regularizers",
-    "STREAMS": "streams",
-    "Task": "streams",
-    "make_stream": "streams",
-    "History": "training",
-    "train_continual": "training",
-    "average_online_accuracy": "metrics",
-    "dead_unit_fraction": "metrics",
-    "effective_rank": "metrics",
-    "hidden_features": "metrics",
-    "METHODS": "methods",
-    "MethodInfo": "methods",
-    "run_method": "methods",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from deep_fourier.layers import (
         WIDTH_MODES,
         CReLU,
@@ -65,5 +33,7 @@ if TYPE_CHECKING:
     from deep_fourier.regularizers import REGULARIZERS, l2, l2_init, penalty, shrink_perturb
     from deep_fourier.streams import STREAMS, Task, make_stream
     from deep_fourier.training import History, train_continual
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-deep-fourier")

@@ -1,4 +1,4 @@
-"""Argument checks shared by the public entries (messages name the argument; not part of ``PUBLIC``)."""
+"""Argument checks shared by the public entries (messages name the argument; not part of the public names)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from genre.baselines import NNR, ROAR, GrowingSpheres, Wachter
     from genre.classifiers import MLPClassifier, as_proba, as_torch_proba, gold_model
     from genre.data import Dataset, load_breast_cancer_semisynthetic, load_moons
@@ -28,37 +28,8 @@ if TYPE_CHECKING:
     from genre.pairs import PairDistribution, PairSampler, pair_distribution, pair_weights_dense
     from genre.recourse import GenRe
 
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {
-    "NNR": "baselines",
-    "ROAR": "baselines",
-    "GrowingSpheres": "baselines",
-    "Wachter": "baselines",
-    "MLPClassifier": "classifiers",
-    "as_proba": "classifiers",
-    "as_torch_proba": "classifiers",
-    "gold_model": "classifiers",
-    "Dataset": "data",
-    "load_breast_cancer_semisynthetic": "data",
-    "load_moons": "data",
-    "cost_l1": "metrics",
-    "evaluate": "metrics",
-    "fit_lof": "metrics",
-    "gold_prob": "metrics",
-    "immutable_violation": "metrics",
-    "lof_inliers": "metrics",
-    "validity": "metrics",
-    "PairTransformer": "models",
-    "bin_edges": "models",
-    "soft_targets": "models",
-    "PairDistribution": "pairs",
-    "PairSampler": "pairs",
-    "pair_distribution": "pairs",
-    "pair_weights_dense": "pairs",
-    "GenRe": "recourse",
-}
 
 __version__ = paperkit.package_version("iclr25-genre")
 
 
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from lpca_metric_embed.baselines import svd_sign_mismatch
     from lpca_metric_embed.graphs import (
         DENSE_MAX_NODES,
@@ -32,40 +32,8 @@ if TYPE_CHECKING:
     from lpca_metric_embed.theory import l2_to_lpca, lpca_to_l2
     from lpca_metric_embed.training import MODELS, FitResult, fit
 
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {
-    "svd_sign_mismatch": "baselines",
-    "DENSE_MAX_NODES": "graphs",
-    "Graph": "graphs",
-    "block_cliques": "graphs",
-    "from_edge_index": "graphs",
-    "planted_rgg": "graphs",
-    "rgg_radius": "graphs",
-    "to_graph": "graphs",
-    "fit_active_set": "large",
-    "LOSSES": "losses",
-    "hinge": "losses",
-    "logistic": "losses",
-    "poisson": "losses",
-    "threshold": "losses",
-    "L2Embedding": "models",
-    "LPCAEmbedding": "models",
-    "Mismatch": "recon",
-    "dense_mismatch": "recon",
-    "kdtree_mismatch": "recon",
-    "mismatch": "recon",
-    "SearchResult": "search",
-    "find_eed": "search",
-    "log_search": "search",
-    "pca_init": "search",
-    "l2_to_lpca": "theory",
-    "lpca_to_l2": "theory",
-    "FitResult": "training",
-    "MODELS": "training",
-    "fit": "training",
-}
 
 __version__ = paperkit.package_version("iclr25-lpca-metric-embed")
 
 
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)

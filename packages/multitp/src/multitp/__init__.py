@@ -9,69 +9,19 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "CHARACTERS": "characters",
-    "DIMENSIONS": "characters",
-    "POOLS": "characters",
-    "attributes": "characters",
-    "Vignette": "vignettes",
-    "generate": "vignettes",
-    "generate_all": "vignettes",
-    "EnglishRenderer": "render",
-    "SyntheticLanguage": "render",
-    "TranslatorRenderer": "render",
-    "describe": "render",
-    "get_language": "render",
-    "make_languages": "render",
-    "parse_choice": "parse",
-    "parse_many": "parse",
-    "PrefEstimate": "preferences",
-    "Records": "preferences",
-    "amce_ols": "preferences",
-    "bootstrap": "preferences",
-    "choice_to_p": "preferences",
-    "estimate": "preferences",
-    "from_repo_scale": "preferences",
-    "preference_vector": "preferences",
-    "records": "preferences",
-    "language_vector": "human",
-    "load_moral_machine_amce": "human",
-    "write_moral_machine_csv": "human",
-    "BadRow": "responses",
-    "MMResponses": "responses",
-    "MM_RESPONSE_COLUMNS": "responses",
-    "load_moral_machine_responses": "responses",
-    "fleiss_kappa": "metrics",
-    "global_mis": "metrics",
-    "mis": "metrics",
-    "order_consistency": "metrics",
-    "paraphrase_consistency": "metrics",
-    "SyntheticRespondent": "toy",
-    "expected_amce": "toy",
-    "make_respondents": "toy",
-    "population_amce": "toy",
-    "train_texts": "toy",
-    "GenerateChooser": "query",
-    "LogitChooser": "query",
-    "openai_chooser": "query",
-    "METHODS": "methods",
-    "choose": "methods",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
-    from multitp.characters import CHARACTERS, DIMENSIONS, POOLS, attributes  # noqa: F401
-    from multitp.human import language_vector, load_moral_machine_amce, write_moral_machine_csv  # noqa: F401
-    from multitp.methods import METHODS, choose  # noqa: F401
-    from multitp.metrics import (  # noqa: F401
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
+    from multitp.characters import CHARACTERS, DIMENSIONS, POOLS, attributes
+    from multitp.human import language_vector, load_moral_machine_amce, write_moral_machine_csv
+    from multitp.methods import METHODS, choose
+    from multitp.metrics import (
         fleiss_kappa,
         global_mis,
         mis,
         order_consistency,
         paraphrase_consistency,
     )
-    from multitp.parse import parse_choice, parse_many  # noqa: F401
-    from multitp.preferences import (  # noqa: F401
+    from multitp.parse import parse_choice, parse_many
+    from multitp.preferences import (
         PrefEstimate,
         Records,
         amce_ols,
@@ -82,8 +32,8 @@ if TYPE_CHECKING:
         preference_vector,
         records,
     )
-    from multitp.query import GenerateChooser, LogitChooser, openai_chooser  # noqa: F401
-    from multitp.render import (  # noqa: F401
+    from multitp.query import GenerateChooser, LogitChooser, openai_chooser
+    from multitp.render import (
         EnglishRenderer,
         SyntheticLanguage,
         TranslatorRenderer,
@@ -91,19 +41,21 @@ if TYPE_CHECKING:
         get_language,
         make_languages,
     )
-    from multitp.responses import (  # noqa: F401
+    from multitp.responses import (
         MM_RESPONSE_COLUMNS,
         BadRow,
         MMResponses,
         load_moral_machine_responses,
     )
-    from multitp.toy import (  # noqa: F401
+    from multitp.toy import (
         SyntheticRespondent,
         expected_amce,
         make_respondents,
         population_amce,
         train_texts,
     )
-    from multitp.vignettes import Vignette, generate, generate_all  # noqa: F401
+    from multitp.vignettes import Vignette, generate, generate_all
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-multitp")

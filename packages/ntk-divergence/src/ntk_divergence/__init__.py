@@ -8,55 +8,21 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "ACTIVATIONS": "kernels",
-    "fc_ntk": "kernels",
-    "relu_expectations": "kernels",
-    "erf_expectations": "kernels",
-    "resnet_ntk": "kernels",
-    "FCN": "models",
-    "ResNet": "models",
-    "ntk_gram": "backprop",
-    "numpy_params": "backprop",
-    "empirical_ntk": "empirical",
-    "jacobian": "empirical",
-    "param_distance": "empirical",
-    "LOSSES": "training",
-    "Trajectory": "training",
-    "train_gd": "training",
-    "loss_grad": "training",
-    "output_loss": "training",
-    "margins": "training",
-    "log_checkpoints": "training",
-    "ARCHS": "methods",
-    "METHODS": "methods",
-    "build": "methods",
-    "limiting_ntk": "methods",
-    "run_method": "methods",
-    "kernel_gd": "methods",
-    "digits": "data",
-    "synthetic_sphere": "data",
-    "pd_stress_set": "data",
-    "loglog_slope": "analysis",
-    "semilog_slope": "analysis",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
-    from ntk_divergence.analysis import loglog_slope, semilog_slope  # noqa: F401
-    from ntk_divergence.backprop import ntk_gram, numpy_params  # noqa: F401
-    from ntk_divergence.data import digits, pd_stress_set, synthetic_sphere  # noqa: F401
-    from ntk_divergence.empirical import empirical_ntk, jacobian, param_distance  # noqa: F401
-    from ntk_divergence.kernels import (  # noqa: F401
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
+    from ntk_divergence.analysis import loglog_slope, semilog_slope
+    from ntk_divergence.backprop import ntk_gram, numpy_params
+    from ntk_divergence.data import digits, pd_stress_set, synthetic_sphere
+    from ntk_divergence.empirical import empirical_ntk, jacobian, param_distance
+    from ntk_divergence.kernels import (
         ACTIVATIONS,
         erf_expectations,
         fc_ntk,
         relu_expectations,
         resnet_ntk,
     )
-    from ntk_divergence.methods import ARCHS, METHODS, build, kernel_gd, limiting_ntk, run_method  # noqa: F401
-    from ntk_divergence.models import FCN, ResNet  # noqa: F401
-    from ntk_divergence.training import (  # noqa: F401
+    from ntk_divergence.methods import ARCHS, METHODS, build, kernel_gd, limiting_ntk, run_method
+    from ntk_divergence.models import FCN, ResNet
+    from ntk_divergence.training import (
         LOSSES,
         Trajectory,
         log_checkpoints,
@@ -65,5 +31,7 @@ if TYPE_CHECKING:
         output_loss,
         train_gd,
     )
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-ntk-divergence")

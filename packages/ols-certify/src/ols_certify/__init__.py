@@ -2,7 +2,7 @@
 
 Implements ACRE from "Robustness Auditing for Linear Regression: To Singularity and Beyond"
 (Rubinstein & Hopkins, ICLR 2025, arXiv 2410.07916) with its baselines (brute force, AMIP, KZC21, FH23).
-The public names are listed once, in ``PUBLIC`` (name -> submodule), and imported on first use; the
+The public names are listed once, as the ``if TYPE_CHECKING:`` imports, and imported on first use; the
 experiment (``ols_certify.reproduce``) is not part of the package's API.
 """
 
@@ -17,7 +17,7 @@ import paperkit
 from ols_certify.audit import audit as audit
 from ols_certify.whiten import whiten as whiten
 
-if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from ols_certify.acre import Bounds as Bounds
     from ols_certify.acre import Certificate as Certificate
     from ols_certify.acre import acre_bounds as acre_bounds
@@ -46,37 +46,7 @@ if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checke
     from ols_certify.problem1 import triangle_bound_blocked as triangle_bound_blocked
     from ols_certify.whiten import Whitened as Whitened
 
-_MODULES = {
-    "acre": (
-        "Bounds",
-        "Certificate",
-        "acre_bounds",
-        "certify",
-        "combine",
-        "first_crossing",
-        "resolve_threshold",
-    ),
-    "audit": ("Audit", "plot_bounds", "plot_curves"),
-    "baselines": (
-        "BruteForce",
-        "Candidates",
-        "FreundHopkins",
-        "amip",
-        "brute_force",
-        "freund_hopkins",
-        "hypercontractivity_constant",
-        "kzc21",
-        "kzc21_naive",
-    ),
-    "ols": ("OLSFit", "fit_ols", "removal_effect"),
-    "problem1": ("brute_force_p1", "spectral_bound", "triangle_bound", "triangle_bound_blocked"),
-    "whiten": ("Whitened",),
-}
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
 
-__getattr__, __dir__, __all__ = paperkit.public_api(
-    __name__, PUBLIC, eager=("PUBLIC", "__version__", "audit", "whiten")
-)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__, eager=("__version__", "audit", "whiten"))
 
 __version__ = paperkit.package_version("iclr25-ols-certify")

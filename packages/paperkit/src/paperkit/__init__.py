@@ -6,7 +6,8 @@
 - :func:`seed_everything`, :func:`resolve_device`, :func:`torch_threads`: run-time context.
 - :func:`track`: a quiet progress bar.
 - :class:`Scales`: a Config's quick/full/smoke presets from one table; :func:`package_version`.
-- :func:`public_api` / :func:`lazy_exports`: a package's public names, written once, imported on first use.
+- :func:`public_api` / :func:`lazy_exports`: a package's public names, written once (its ``if TYPE_CHECKING:``
+  imports), imported on first use.
 - ``check_*`` (:mod:`paperkit.validation`): argument checks with one message style, naming the argument.
 - :mod:`paperkit.stats`: paired seeds, bootstrap CIs of paired differences, rank correlations, claims on a
   CI bound (:func:`ci_claim`) and one tuning grid for every method (:func:`tune`).
@@ -14,7 +15,7 @@
 
 from paperkit.claims import Claim
 from paperkit.cli import Experiment, build_parser, reproduce_main
-from paperkit.exports import lazy_exports, public_api, public_table
+from paperkit.exports import lazy_exports, public_api, public_table, type_checking_table
 from paperkit.progress import track
 from paperkit.results import (
     OutputFolderError,
@@ -119,5 +120,6 @@ __all__ = [
     "torch_threads",
     "track",
     "tune",
+    "type_checking_table",
     "write_results",
 ]

@@ -8,59 +8,16 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "check_complementary": "labels",
-    "check_labels": "labels",
-    "uniform_complementary": "labels",
-    "subset_complementary": "labels",
-    "subset_weights": "labels",
-    "LOSSES": "losses",
-    "scl_log": "losses",
-    "scl_exp": "losses",
-    "ub_log": "losses",
-    "ub_exp": "losses",
-    "pc_loss": "losses",
-    "forward_loss": "losses",
-    "nn_loss": "losses",
-    "free_loss": "losses",
-    "supervised_bce": "losses",
-    "consistency_target": "losses",
-    "consistency_kl": "losses",
-    "positive_label_guessing": "recovery",
-    "knn_indices": "recovery",
-    "intensity": "recovery",
-    "nle_counts": "recovery",
-    "negative_label_enhancement": "recovery",
-    "TrainConfig": "training",
-    "LabelState": "training",
-    "plnl_epoch": "training",
-    "PLNLConfig": "training",
-    "PLNLFit": "training",
-    "fit_plnl": "training",
-    "train_cll": "training",
-    "predict": "training",
-    "weak_view": "training",
-    "strong_view": "training",
-    "METHODS": "methods",
-    "Fit": "methods",
-    "MethodInfo": "methods",
-    "build_model": "methods",
-    "run_method": "methods",
-    "CLLData": "data",
-    "cll_digits": "data",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
-    from plnl.data import CLLData, cll_digits  # noqa: F401
-    from plnl.labels import (  # noqa: F401
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
+    from plnl.data import CLLData, cll_digits
+    from plnl.labels import (
         check_complementary,
         check_labels,
         subset_complementary,
         subset_weights,
         uniform_complementary,
     )
-    from plnl.losses import (  # noqa: F401
+    from plnl.losses import (
         LOSSES,
         consistency_kl,
         consistency_target,
@@ -74,15 +31,15 @@ if TYPE_CHECKING:
         ub_exp,
         ub_log,
     )
-    from plnl.methods import METHODS, Fit, MethodInfo, build_model, run_method  # noqa: F401
-    from plnl.recovery import (  # noqa: F401
+    from plnl.methods import METHODS, Fit, MethodInfo, build_model, run_method
+    from plnl.recovery import (
         intensity,
         knn_indices,
         negative_label_enhancement,
         nle_counts,
         positive_label_guessing,
     )
-    from plnl.training import (  # noqa: F401
+    from plnl.training import (
         LabelState,
         PLNLConfig,
         PLNLFit,
@@ -94,5 +51,7 @@ if TYPE_CHECKING:
         train_cll,
         weak_view,
     )
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-plnl")

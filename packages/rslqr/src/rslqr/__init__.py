@@ -1,7 +1,7 @@
 """rslqr: episodic risk-sensitive LQR (LEQR) with unknown dynamics — regret of least-squares learners.
 
 Reproduces "Regret Bounds for Episodic Risk-Sensitive Linear Quadratic Regulator" (ICLR 2025,
-arXiv 2406.05366). The public names are listed once, in ``PUBLIC`` (name -> submodule), and imported on
+arXiv 2406.05366). The public names are listed once, as the ``if TYPE_CHECKING:`` imports, and imported on
 first use; the experiment (``rslqr.reproduce``) is not part of the package's API.
 """
 
@@ -14,7 +14,7 @@ import paperkit
 from rslqr.env import ENV_ID as ENV_ID
 from rslqr.env import register_envs
 
-if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from rslqr.algorithms import (
         Learner as Learner,
     )
@@ -139,54 +139,9 @@ if TYPE_CHECKING:  # what type checkers read: the same names as _MODULES (checke
         system_b as system_b,
     )
 
-_MODULES = {
-    "algorithms": ("Learner", "RunLog"),
-    "env": ("EpisodicLEQREnv",),
-    "estimate": ("LSFit", "LSStatistics", "least_squares", "solve_least_squares"),
-    "experiments": (
-        "GrowthSummary",
-        "doubling_grid",
-        "doubling_increments",
-        "fit_loglog_slope",
-        "identifiability_margin",
-        "identifiable",
-        "initial_estimate",
-        "loglog_slope",
-        "median_inf",
-        "regret_curve",
-        "run_seeds",
-        "summarise_growth",
-    ),
-    "methods": (
-        "ALGORITHM_NAMES",
-        "METHODS",
-        "MethodInfo",
-        "algorithm1",
-        "algorithm2",
-        "ce_lqr",
-        "constant_noise",
-        "fixed_initial",
-        "greedy_every_episode",
-        "make_learner",
-        "oracle",
-    ),
-    "riccati": (
-        "RiccatiBreakdown",
-        "is_well_posed",
-        "leqr_gains",
-        "leqr_gains_kernel",
-        "policy_cost",
-        "policy_value",
-        "policy_value_kernel",
-        "stationary_leqr",
-    ),
-    "systems": ("LEQRSystem", "system_a", "system_b"),
-}
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {name: module for module, names in _MODULES.items() for name in names}
 
 __getattr__, __dir__, __all__ = paperkit.public_api(
-    __name__, PUBLIC, eager=("ENV_ID", "PUBLIC", "__version__", "register_envs")
+    __name__, eager=("ENV_ID", "__version__", "register_envs")
 )
 
 register_envs()  # so that gymnasium.make(ENV_ID) works after `import rslqr`

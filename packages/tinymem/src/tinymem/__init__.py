@@ -8,7 +8,7 @@ Three lines::
     edited = tinymem.balanced_subnet(model, data.noised, data.clean_train, ratio=0.01)
 
 Names resolve on first use, so ``import tinymem`` (and the ``tinymem`` command line) does not load torch. The
-public names are listed once, in ``PUBLIC`` (name -> submodule); the experiment (``tinymem.reproduce``) is
+public names are listed once, as the ``if TYPE_CHECKING:`` imports; the experiment (``tinymem.reproduce``) is
 not part of the package's API.
 """
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked by the conformance suite)
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from tinymem.data import (
         BOS,
         EOS,
@@ -75,65 +75,6 @@ if TYPE_CHECKING:  # what type checkers read: the same names as PUBLIC (checked 
         zero_out_scores,
     )
 
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {
-    "BOS": "data",
-    "DataConfig": "data",
-    "EOS": "data",
-    "EmpiricalBlockFisherInverse": "unlearn",
-    "ExampleTiedDropout": "regularizers",
-    "GetSubnet": "unlearn",
-    "LossTruncation": "regularizers",
-    "METHODS": "methods",
-    "MemResult": "metrics",
-    "NextTokenScores": "metrics",
-    "Method": "methods",
-    "MitigationContext": "methods",
-    "PAD": "data",
-    "SPACE": "data",
-    "SupermaskProjection": "unlearn",
-    "TinyMemData": "data",
-    "TrainSpec": "training",
-    "UNLEARNING": "methods",
-    "VOCAB_SIZE": "data",
-    "ablate_neurons": "unlearn",
-    "activation_scores": "unlearn",
-    "add_noise": "data",
-    "balanced_subnet": "unlearn",
-    "balanced_subnet_loss": "unlearn",
-    "build_data": "data",
-    "build_model": "models",
-    "detokenize": "data",
-    "durable": "unlearn",
-    "durable_aggregate": "unlearn",
-    "finalize_example_tied": "regularizers",
-    "finetune": "training",
-    "get_subnet": "unlearn",
-    "greedy": "unlearn",
-    "greedy_continuation": "metrics",
-    "hard_concrete_scores": "unlearn",
-    "integrated_gradients_scores": "unlearn",
-    "make_sequences": "data",
-    "mlp_layers": "models",
-    "n_params": "models",
-    "noise_in_window": "data",
-    "next_token_scores": "metrics",
-    "percent_memorized": "metrics",
-    "perplexity": "metrics",
-    "second_order": "unlearn",
-    "select_best": "methods",
-    "slimming_scores": "unlearn",
-    "spectral_norm": "regularizers",
-    "spectral_norm_penalty": "regularizers",
-    "subnet": "unlearn",
-    "tinymem_config": "models",
-    "token_accuracy": "metrics",
-    "token_losses": "metrics",
-    "tokenize": "data",
-    "tokenize_batch": "data",
-    "train_lm": "training",
-    "zero_out_scores": "unlearn",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC, eager=("PUBLIC", "__version__"))
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-tinymem")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from tpo.data import PreferenceList, split_steps, step_spans
     from tpo.logprobs import ListBatch, check_models, encode_lists, token_logratios
     from tpo.losses import (
@@ -41,32 +41,5 @@ if TYPE_CHECKING:
 
 __version__ = paperkit.package_version("iclr25-tpo")
 
-#: Every public name -> the submodule that defines it (the one table; __all__ and lazy loading follow).
-PUBLIC = {
-    "PreferenceList": "data",
-    "split_steps": "data",
-    "step_spans": "data",
-    "ListBatch": "logprobs",
-    "check_models": "logprobs",
-    "encode_lists": "logprobs",
-    "token_logratios": "logprobs",
-    "adaptive_step_weights": "losses",
-    "dpo_loss": "losses",
-    "dpo_pl_loss": "losses",
-    "lambda_weights": "losses",
-    "plr_loss": "losses",
-    "sample_pairs": "losses",
-    "tpo_loss": "losses",
-    "weighted_rewards": "losses",
-    "kendall_tau": "metrics",
-    "mean_kendall_tau": "metrics",
-    "DPOObjective": "training",
-    "DPOPLObjective": "training",
-    "TPOObjective": "training",
-    "implicit_rewards": "training",
-    "preference_loss": "training",
-    "train_preference": "training",
-}
 
-
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)

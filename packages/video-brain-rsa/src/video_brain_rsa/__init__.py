@@ -8,51 +8,7 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "METRICS": "dissimilarity",
-    "rdm": "dissimilarity",
-    "upper": "dissimilarity",
-    "pca_reduce": "dissimilarity",
-    "Score": "rsa",
-    "PermutationResult": "rsa",
-    "rsa_score": "rsa",
-    "noise_ceiling": "rsa",
-    "permutation_test": "rsa",
-    "compare_models": "rsa",
-    "kendall_tau_a": "rsa",
-    "average_ranks": "rsa",
-    "LayerScore": "scoring",
-    "BestLayer": "scoring",
-    "layerwise_scores": "scoring",
-    "best_layer": "scoring",
-    "hand_crafted_rdms": "scoring",
-    "extract": "features",
-    "sample_clips": "features",
-    "ROI_GROUPS": "bmd",
-    "BMDFileError": "bmd",
-    "load_bmd": "bmd",
-    "bmd_rdms": "bmd",
-    "read_roi_file": "bmd",
-    "ACTIONS": "data",
-    "SHAPES": "data",
-    "ROIS": "data",
-    "Clips": "data",
-    "render_clips": "data",
-    "make_subjects": "data",
-    "ground_truth": "data",
-    "motion_energy": "data",
-    "noise_for_ceiling": "data",
-    "ARCHITECTURES": "models",
-    "build_model": "models",
-    "train": "training",
-    "accuracy": "training",
-    "METHODS": "methods",
-    "ModelRun": "methods",
-    "run_method": "methods",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
     from video_brain_rsa.bmd import ROI_GROUPS, BMDFileError, bmd_rdms, load_bmd, read_roi_file
     from video_brain_rsa.data import (
         ACTIONS,
@@ -81,5 +37,7 @@ if TYPE_CHECKING:
     )
     from video_brain_rsa.scoring import BestLayer, LayerScore, best_layer, hand_crafted_rdms, layerwise_scores
     from video_brain_rsa.training import accuracy, train
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-video-brain-rsa")
