@@ -126,7 +126,11 @@ def test_public_api_reads_the_type_checking_imports(typedpkg) -> None:
 
     assert pkg.__all__ == ["EAGER", "OTHER", "VALUE", "deep"]
     assert "typedpkg.heavy" not in sys.modules  # nothing imported before first use
-    assert dict(paperkit.public_table("typedpkg")) == {"VALUE": "heavy", "OTHER": "heavy", "deep": "sub.deeper"}
+    assert dict(paperkit.public_table("typedpkg")) == {
+        "VALUE": "heavy",
+        "OTHER": "heavy",
+        "deep": "sub.deeper",
+    }
     assert (pkg.VALUE, pkg.OTHER, pkg.deep()) == (42, 7, "deep")
     assert paperkit.type_checking_table("typedpkg") == dict(paperkit.public_table("typedpkg"))
 
