@@ -147,7 +147,7 @@ def test_public_api_reads_the_type_checking_imports(typedpkg) -> None:
 def test_public_api_refuses_a_malformed_type_checking_block(typedpkg, block: str, fragment: str) -> None:
     typedpkg(block)
     with pytest.raises(ValueError, match=fragment):
-        import typedpkg  # noqa: F401
+        import typedpkg
 
 
 def test_type_checking_table_needs_a_package_source() -> None:

@@ -1,9 +1,10 @@
 """bandit_neural: neural contextual dueling bandits (NDB-UCB, NDB-TS), linear baselines, binary feedback.
 
 Reproduces "Neural Dueling Bandits: Preference-Based Optimization with Human Feedback" (Verma, Dai, Lin,
-Jaillet, Low; ICLR 2025, arXiv 2407.17112). The public names are listed once, as the ``if TYPE_CHECKING:`` imports, and imported on first use, so that the console script
-answers ``--help`` and ``--version``
-without importing torch; the experiment (``bandit_neural.reproduce``) is not part of the package's API.
+Jaillet, Low; ICLR 2025, arXiv 2407.17112). The public names are listed once, as the
+``if TYPE_CHECKING:`` imports, and imported on first use, so that the console script answers ``--help``
+and ``--version`` without importing torch; the experiment (``bandit_neural.reproduce``) is not part of
+the package's API.
 """
 
 from __future__ import annotations

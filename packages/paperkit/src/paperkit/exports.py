@@ -152,7 +152,8 @@ def _submodule(package: str, stmt: ast.ImportFrom, init: Path) -> str:
         origin = stmt.module or ""
     if not origin.startswith(package + "."):
         raise ValueError(
-            f"{init}: line {stmt.lineno}: public names must come from a submodule of {package!r}, not {origin!r}"
+            f"{init}: line {stmt.lineno}: public names must come from a submodule of {package!r}, "
+            f"not {origin!r}"
         )
     return origin[len(package) + 1 :]
 
