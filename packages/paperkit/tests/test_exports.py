@@ -155,5 +155,5 @@ def test_type_checking_table_needs_a_package_source() -> None:
 
     with pytest.raises(ValueError, match="package must be a non-empty module name"):
         paperkit.type_checking_table("")
-    with pytest.raises(ValueError, match="has no __init__.py source"):
+    with pytest.raises(ValueError, match=r"has no __init__\.py source"):
         paperkit.type_checking_table("json.decoder")
