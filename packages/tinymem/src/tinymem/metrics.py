@@ -7,14 +7,10 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+from paperkit.lm.models import model_device
 from paperkit.validation import check_int
 
 from tinymem.data import PAD, noise_in_window
-
-
-def model_device(model: torch.nn.Module) -> torch.device:
-    """The device of the model's first parameter."""
-    return next(model.parameters()).device
 
 
 @torch.no_grad()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 from paperkit.lm import TrainConfig, optimizer_and_schedule
+from paperkit.lm.training import decay_groups
 from paperkit.validation import check_int, check_positive
 
 from tinymem.metrics import token_losses
@@ -84,11 +85,7 @@ def train_lm(
         seed=spec.seed,
     )
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim >= 2]
-    keep = [p for p in params if p.ndim < 2]
-    opt, sched = optimizer_and_schedule(
-        [{"params": decay, "weight_decay": spec.weight_decay}, {"params": keep, "weight_decay": 0.0}], cfg
-    )
+    opt, sched = optimizer_and_schedule(decay_groups(model, spec.weight_decay), cfg)
     trunc = LossTruncation(spec.loss_truncation)
     gen = torch.Generator().manual_seed(spec.seed)
     model.train()

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import torch
+from paperkit.lm.models import model_device
 from transformers.pytorch_utils import Conv1D
 
-from tinymem.metrics import model_device
 from tinymem.models import mlp_layers
 from tinymem.unlearn.common import check_ratio, check_rows, suffix_loss, warn_if_empty
 

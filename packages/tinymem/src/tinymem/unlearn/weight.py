@@ -13,9 +13,9 @@ from typing import cast
 
 import torch
 import torch.nn.functional as F
+from paperkit.lm.models import model_device
 from transformers.pytorch_utils import Conv1D
 
-from tinymem.metrics import model_device
 from tinymem.models import mlp_layers
 from tinymem.unlearn.common import check_ratio, check_rows, sequence_loss, warn_if_empty
 
