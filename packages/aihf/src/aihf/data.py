@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from numpy.typing import NDArray
+from paperkit.validation import check_int
 
 __all__ = [
     "Policy",
@@ -78,8 +79,7 @@ def collect_trajectories(env: gym.Env[Any, Any], policy: Policy, n: int, seed: i
         n: number of episodes (>= 1).
         seed: seeds the env and the policy's generator.
     """
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    check_int(n, "n", low=1)
     rng = np.random.default_rng(seed)
     out: list[Trajectory] = []
     for i in range(n):
@@ -124,8 +124,7 @@ def collect_preferences(
         label: ``"bt"`` (Bradley–Terry draw on true returns) or ``"deterministic"`` (higher return wins;
             ties keep the order drawn).
     """
-    if n_pairs < 1:
-        raise ValueError(f"n_pairs must be >= 1, got {n_pairs}")
+    check_int(n_pairs, "n_pairs", low=1)
     if label not in ("bt", "deterministic"):
         raise ValueError(f"label must be 'bt' or 'deterministic', got {label!r}")
     rng = np.random.default_rng(seed)

@@ -87,8 +87,7 @@ class TabularMDP:
             raise ValueError(f"phi must have shape ({S}, d), got {self.phi.shape}")
         if self.rho0.shape != (S,) or not np.isclose(self.rho0.sum(), 1.0):
             raise ValueError(f"rho0 must be a distribution of shape ({S},)")
-        if self.horizon < 1:
-            raise ValueError(f"horizon must be >= 1, got {self.horizon}")
+        check_int(self.horizon, "horizon", low=1)
 
     @property
     def n_states(self) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from paperkit.validation import check_int, check_number
+from paperkit.validation import check_bool, check_int, check_number
 from torch import Tensor
 
 from genre.classifiers import as_proba, as_torch_proba
@@ -37,9 +37,7 @@ class NNR:
     ) -> None:
         self.classifier = classifier
         self.p = check_number(p, "p", low=1.0)
-        if not isinstance(require_valid, bool):
-            raise TypeError(f"require_valid must be a bool, got {type(require_valid).__name__}")
-        self.require_valid = require_valid
+        self.require_valid = check_bool(require_valid, "require_valid")
         self.threshold = check_number(threshold, "threshold", low=0.0, high=1.0, high_open=True)
         if require_valid and classifier is None:
             raise ValueError("require_valid=True needs a classifier")

@@ -14,6 +14,7 @@ from typing import cast
 import torch
 import torch.nn.functional as F
 from paperkit.lm.models import model_device
+from paperkit.validation import check_probability
 from transformers.pytorch_utils import Conv1D
 
 from tinymem.models import mlp_layers
@@ -54,10 +55,7 @@ def get_subnet(scores: torch.Tensor, ratio: float) -> torch.Tensor:
     """
     if not isinstance(scores, torch.Tensor):
         raise TypeError(f"scores must be a torch.Tensor, got {type(scores).__name__}")
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
-        raise TypeError(f"ratio must be a number in [0, 1], got {type(ratio).__name__}")
-    if not 0.0 <= float(ratio) <= 1.0:
-        raise ValueError(f"ratio must be in [0, 1] (the fraction of entries masked), got {ratio!r}")
+    check_probability(ratio, "ratio")  # the fraction of entries masked
     return cast(torch.Tensor, GetSubnet.apply(scores, ratio))
 
 
