@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paperkit.exports import lazy_exports
+from paperkit.exports import public_api
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, public_api parses them
     from paperkit.vision.attacks import pgd_linf
     from paperkit.vision.augment import (
         add_noise,
@@ -46,73 +46,7 @@ if TYPE_CHECKING:
     from paperkit.vision.models import ACTIVATIONS, count_parameters, mlp, small_cnn
     from paperkit.vision.training import TrainLog, accuracy, evaluate, make_optimizer, predict, train_epochs
 
-_WHERE = {
-    "pgd_linf": "attacks",
-    "add_noise": "augment",
-    "compose": "augment",
-    "cutout": "augment",
-    "random_crop": "augment",
-    "random_flip": "augment",
-    "random_shift": "augment",
-    "translate": "augment",
-    "CORRUPTIONS": "corruptions",
-    "SEVERITY": "corruptions",
-    "contrast": "corruptions",
-    "corrupt": "corruptions",
-    "gaussian_blur": "corruptions",
-    "gaussian_kernel": "corruptions",
-    "gaussian_noise": "corruptions",
-    "DIGIT_SIZES": "data",
-    "ImageSplit": "data",
-    "digits_arrays": "data",
-    "load_digits": "data",
-    "stratified_split": "data",
-    "ACTIVATIONS": "models",
-    "count_parameters": "models",
-    "mlp": "models",
-    "small_cnn": "models",
-    "TrainLog": "training",
-    "accuracy": "training",
-    "evaluate": "training",
-    "make_optimizer": "training",
-    "predict": "training",
-    "train_epochs": "training",
-}
-__all__ = [
-    "ACTIVATIONS",
-    "CORRUPTIONS",
-    "DIGIT_SIZES",
-    "SEVERITY",
-    "ImageSplit",
-    "TrainLog",
-    "accuracy",
-    "add_noise",
-    "compose",
-    "contrast",
-    "corrupt",
-    "count_parameters",
-    "cutout",
-    "digits_arrays",
-    "evaluate",
-    "gaussian_blur",
-    "gaussian_kernel",
-    "gaussian_noise",
-    "load_digits",
-    "make_optimizer",
-    "mlp",
-    "pgd_linf",
-    "predict",
-    "random_crop",
-    "random_flip",
-    "random_shift",
-    "small_cnn",
-    "stratified_split",
-    "train_epochs",
-    "translate",
-]
-assert set(__all__) == set(_WHERE)
-
-_lazy_getattr, __dir__ = lazy_exports(__name__, _WHERE)
+_lazy_getattr, __dir__, __all__ = public_api(__name__, eager=())
 
 
 def __getattr__(name: str) -> Any:
