@@ -223,8 +223,9 @@ def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]
         "lr per method: "
         + (
             ", ".join(f"{k} {v:g}" for k, v in lrs.items())
-            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tune_epochs} epochs on {n_fit} "
-            f"training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out ones)"
+            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tuning_epochs} epochs on "
+            f"{n_fit} training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out "
+            "ones)"
             if lrs
             else f"{t.lr:g} for every method (no tuning at this scale)"
         ),
