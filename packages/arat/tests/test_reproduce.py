@@ -87,3 +87,58 @@ def test_noisy_background_keeps_strokes_and_is_fixed_by_its_seed():
     assert torch.equal(a, noisy_background(x, 0.5, seed=4))
     assert not torch.equal(a, noisy_background(x, 0.5, seed=5))
     assert noisy_background(x, 0.0, seed=4) is x
+
+
+def test_tuning_gate_fails_on_a_cell_at_chance_and_does_not_gate_naive():
+    from arat.reproduce.claims import tuning_gate
+
+    cfg = Config()
+    rows = [
+        {"method": m, "lr": lr, "dev_clean": c}
+        for m, lr, c in [("at", 0.05, 0.84), ("at", 0.1, 0.90), ("naive", 0.1, 0.10), ("arat", 0.1, 0.93)]
+    ]
+    gate = tuning_gate(rows, cfg)
+    assert gate.passed and gate.observed == 0.84 and gate.details["naive@0.1"] == 0.10
+    rows[1]["dev_clean"] = 0.098  # AT at lr 0.1 left at chance (the 6-epoch tuning budget of the last run)
+    gate = tuning_gate(rows, cfg)
+    assert not gate.passed and gate.observed == 0.098
+    names = [c.name for c in claims(_records(0.05), cfg, rows)]
+    assert "gate-tuning-cells-learn" in names and "arat-beats-splitbn" in names
+    assert "gate-tuning-cells-learn" not in [c.name for c in claims(_records(0.05), cfg)]
+
+
+def test_arat_beats_splitbn_reads_the_paired_sum():
+    recs = _records(0.05)  # ARAT = split BN + 0.05 on worst for every seed
+    c = {c.name: c for c in claims(recs, Config())}["arat-beats-splitbn"]
+    assert c.passed and c.observed == pytest.approx(0.06, abs=1e-9)  # CI low of a constant paired gain
+
+
+def test_tuning_budget_defaults_to_the_full_epochs():
+    from dataclasses import replace
+
+    cfg = Config()
+    assert cfg.tune_epochs is None and cfg.tuning_epochs == cfg.epochs and cfg.tune_train_limit is None
+    assert replace(cfg, tune_epochs=3).tuning_epochs == 3
+    assert Config.quick().lr_grid == ()
+    with pytest.raises(ValueError, match="tune_epochs"):
+        Config(tune_epochs=0)
+
+
+def test_run_method_pairs_by_seed_and_run_seed_assembles_the_records():
+    from arat.reproduce.run import run_method, run_seed
+
+    cfg = Config.smoke()
+    rec, conflict = run_method(cfg, 3, "at", 0.05)
+    assert rec.method == "at" and rec.seed == 3 and rec.lr == 0.05 and conflict == {}
+    again, _ = run_method(cfg, 3, "at", 0.05)
+    assert again.clean == rec.clean and again.worst == rec.worst  # same seed: same init, batches, noise
+    seed_rec = run_seed(replace_methods(cfg, ("st", "at", "naive", "arat")), 3, {"at": 0.05})
+    assert list(seed_rec.methods) == ["st", "at", "naive", "arat"]
+    assert seed_rec.methods["at"].clean == rec.clean and seed_rec.methods["st"].lr == cfg.train.lr
+    assert {"conflict_a", "conflict_b"} <= set(seed_rec.conflict)
+
+
+def replace_methods(cfg, methods):
+    from dataclasses import replace
+
+    return replace(cfg, methods=methods)

@@ -21,7 +21,16 @@ from arat.methods import fit, method_config
 from arat.models import default_layers
 from arat.reproduce.config import Config
 
-__all__ = ["MethodRecord", "SeedRecord", "choose_lr", "data_splits", "dev_score", "run", "run_seed"]
+__all__ = [
+    "MethodRecord",
+    "SeedRecord",
+    "choose_lr",
+    "data_splits",
+    "dev_score",
+    "run",
+    "run_method",
+    "run_seed",
+]
 
 
 @dataclass(frozen=True)
@@ -88,39 +97,35 @@ def _record(
     )
 
 
-def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cpu") -> SeedRecord:
-    """Every method from ``seed`` (same init, batch order and attack noise), evaluated on the test split."""
+def run_method(
+    config: Config, seed: int, name: str, lr: float | None = None, device: str = "cpu"
+) -> tuple[MethodRecord, dict[str, float]]:
+    """Method ``name`` from ``seed`` (the seed fixes the init, batch order and attack noise, so every method
+    of one seed is paired), evaluated on the test split; the naive model also gives the gradient conflict."""
     xtr, ytr, xte, yte = data_splits(config, device)
     base = _train_config(config)
-    out: dict[str, MethodRecord] = {}
-    conflict: dict[str, float] = {}
+    lr = base.lr if lr is None else lr
     with torch_threads(1):
-        for name in config.methods:
-            tr = fit(
-                name,
-                xtr,
-                ytr,
-                channels=config.channels,
-                arch=config.arch,
-                base=base,
-                seed=seed,
-                device=device,
-                **({"lr": lrs[name]} if name in lrs else {}),
-            )
-            rec = _record(name, seed, tr, xte, yte, config)
-            out[name] = replace(rec, lr=lrs.get(name, base.lr))
-            if name == "naive":
-                n = min(config.conflict_batch, len(xtr))
-                conflict = gradient_conflict(
-                    tr.model,
-                    xtr[:n],
-                    ytr[:n],
-                    layers=default_layers(tr.model),
-                    eps=base.eps,
-                    steps=base.steps,
-                    seed=seed,
-                )
-    return SeedRecord(seed, out, conflict)
+        tr = fit(name, xtr, ytr, channels=config.channels, arch=config.arch, base=base, seed=seed,
+                 device=device, lr=lr)  # fmt: skip
+        rec = replace(_record(name, seed, tr, xte, yte, config), lr=lr)
+        conflict: dict[str, float] = {}
+        if name == "naive":
+            n = min(config.conflict_batch, len(xtr))
+            conflict = gradient_conflict(tr.model, xtr[:n], ytr[:n], layers=default_layers(tr.model),
+                                         eps=base.eps, steps=base.steps, seed=seed)  # fmt: skip
+    return rec, conflict
+
+
+def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cpu") -> SeedRecord:
+    """Every method from ``seed`` in this process (``lrs``: tuned lr per method, default ``train.lr``)."""
+    done = [run_method(config, seed, name, lrs.get(name), device) for name in config.methods]
+    return _seed_record(seed, done)
+
+
+def _seed_record(seed: int, done: list[tuple[MethodRecord, dict[str, float]]]) -> SeedRecord:
+    conflict = next((c for _, c in done if c), {})
+    return SeedRecord(seed, {r.method: r for r, _ in done}, conflict)
 
 
 def dev_score(
@@ -130,7 +135,7 @@ def dev_score(
     dev split's training part (seed ``first_seed``); score = dev clean + PGD-``tune_steps`` (CE) accuracy.
     Every method gets the same grid, data and epochs."""
     xtr, ytr, xdev, ydev = data_splits(config, device, validation=True)
-    base = replace(_train_config(config), epochs=config.tune_epochs)
+    base = replace(_train_config(config), epochs=config.tuning_epochs)
     ev = EvalConfig(eps=base.eps, steps=config.tune_steps, restarts=1, attacks=("pgd_ce",))
     extra = {} if gamma is None else {"gamma": gamma}
     with torch_threads(1):
@@ -144,6 +149,7 @@ def dev_score(
         "dev_clean": r["clean"],
         "dev_pgd": r["pgd_ce"],
         "dev_score": r["clean"] + r["pgd_ce"],
+        "final_loss": float(tr.loss[-1]),
     }
 
 
@@ -158,42 +164,47 @@ def choose_lr(rows: list[dict[str, Any]]) -> dict[str, float]:
     return best
 
 
-def _seed_job(args: tuple[Config, int, dict[str, float], str]) -> SeedRecord:
-    return run_seed(*args)
-
-
-def _tune_job(args: tuple[Config, str, float, str, float | None]) -> dict[str, Any]:
-    return dev_score(*args)
+def _job(args: tuple[str, tuple[Any, ...]]) -> Any:
+    kind, rest = args
+    return dev_score(*rest) if kind == "tune" else run_method(*rest)
 
 
 def _stages(
     config: Config, seeds: list[int], device: str
 ) -> tuple[list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord]]:
-    """The lr tuning (dev split), ARAT's gamma sweep at the tuned lr (dev split, reported only), the seeds."""
-    cells = [(config, m, lr, device, None) for m in config.methods for lr in config.lr_grid]
+    """The lr tuning (dev split), then in one pool ARAT's gamma sweep at its tuned lr (dev split, reported
+    only) and every (seed, method) training run; jobs, not seeds, go to the workers (both cores busy)."""
+    cells: list[tuple[str, tuple[Any, ...]]] = [
+        ("tune", (config, m, lr, device, None)) for m in config.methods for lr in config.lr_grid
+    ]
     pool = None
     if config.workers > 1 and device == "cpu":
         pool = ProcessPoolExecutor(max_workers=config.workers, mp_context=get_context("spawn"))
     mapper = pool.map if pool is not None else map
     try:
-        tune_rows = list(track(mapper(_tune_job, cells), total=len(cells), desc="lr tuning")) if cells else []
+        tune_rows = list(track(mapper(_job, cells), total=len(cells), desc="lr tuning")) if cells else []
         lrs = choose_lr(tune_rows) if tune_rows else {}
         arat_lr = lrs.get("arat", config.train.lr)
         # the tuning cell of ARAT at its chosen lr is the sweep's gamma = train.gamma row (not retrained)
         gammas = [float(g) for g in config.gamma_sweep if g != config.train.gamma]
-        sweep_cells = [(config, "arat", arat_lr, device, g) for g in gammas]
-        sweep = [
-            dict(r, gamma=config.train.gamma)
-            for r in tune_rows
-            if config.gamma_sweep and r["method"] == "arat" and r["chosen"]
+        sweep_jobs: list[tuple[str, tuple[Any, ...]]] = [
+            ("tune", (config, "arat", arat_lr, device, g)) for g in gammas
         ]
-        sweep += list(track(mapper(_tune_job, sweep_cells), total=len(sweep_cells), desc="gamma sweep"))
-        sweep.sort(key=lambda r: r["gamma"])
-        jobs = [(config, s, lrs, device) for s in seeds]
-        records = list(track(mapper(_seed_job, jobs), total=len(jobs), desc="seeds"))
+        runs: list[tuple[str, tuple[Any, ...]]] = [
+            ("run", (config, s, m, lrs.get(m), device)) for s in seeds for m in config.methods
+        ]
+        out = list(track(mapper(_job, sweep_jobs + runs), total=len(sweep_jobs) + len(runs), desc="runs"))
     finally:
         if pool is not None:
             pool.shutdown()
+    sweep = [
+        dict(r, gamma=config.train.gamma)
+        for r in tune_rows
+        if config.gamma_sweep and r["method"] == "arat" and r["chosen"]
+    ]
+    sweep = sorted(sweep + out[: len(sweep_jobs)], key=lambda r: r["gamma"])
+    done, k = out[len(sweep_jobs) :], len(config.methods)
+    records = [_seed_record(s, done[i * k : (i + 1) * k]) for i, s in enumerate(seeds)]
     return tune_rows, lrs, sweep, records
 
 
@@ -212,8 +223,9 @@ def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]
         "lr per method: "
         + (
             ", ".join(f"{k} {v:g}" for k, v in lrs.items())
-            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tune_epochs} epochs on {n_fit} "
-            f"training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out ones)"
+            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tuning_epochs} epochs on "
+            f"{n_fit} training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out "
+            "ones)"
             if lrs
             else f"{t.lr:g} for every method (no tuning at this scale)"
         ),
@@ -231,7 +243,7 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     metrics = {
         "lr": lrs,
         "tuning": tune_rows,
-        "tuning_budget": {"epochs": config.tune_epochs, "score": f"clean + PGD-{config.tune_steps}"},
+        "tuning_budget": {"epochs": config.tuning_epochs, "score": f"clean + PGD-{config.tune_steps}"},
         "gamma_sweep": sweep,
         "seeds": [
             {"seed": r.seed, "methods": {k: asdict(v) for k, v in r.methods.items()}, "conflict": r.conflict}
@@ -239,5 +251,5 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         ],
     }
     notes = _notes(config, seeds, lrs)
-    return Report(metrics=metrics, claims=claims(records, config), tables=tables(records, tune_rows, sweep),
-                  notes=notes)  # fmt: skip
+    return Report(metrics=metrics, claims=claims(records, config, tune_rows),
+                  tables=tables(records, tune_rows, sweep), notes=notes)  # fmt: skip
