@@ -1,4 +1,4 @@
-"""Bad input at every public entry point (arat.PUBLIC): TypeError for a wrong type, ValueError for a wrong
+"""Bad input at every public entry point (arat.__all__): TypeError for a wrong type, ValueError for a wrong
 value, each with a message naming the argument."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import arat
+import paperkit
 import pytest
 import torch
 from torch import nn
@@ -223,7 +224,7 @@ def test_bad_input_is_refused(func: Callable[[], Any], error: type[Exception], f
 
 
 def test_every_public_callable_has_a_case() -> None:
-    """Each callable in arat.PUBLIC (constants and the output records aside) is exercised above."""
+    """Each callable in arat.__all__ (constants and the output records aside) is exercised above."""
     covered = {c[0].split("-")[0] for c in CASES}
     records = {"BRANCHES", "METHODS", "MethodInfo", "Trained"}
-    assert set(arat.PUBLIC) - records - covered == set()
+    assert set(paperkit.public_table("arat")) - records - covered == set()

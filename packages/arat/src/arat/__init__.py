@@ -8,50 +8,12 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "BRANCHES": "layers",
-    "SplitBatchNorm2d": "layers",
-    "split_batchnorm": "layers",
-    "set_branch": "layers",
-    "use_branch": "layers",
-    "branch_of": "layers",
-    "has_split_bn": "layers",
-    "tapped_forward": "features",
-    "layer_names": "features",
-    "Predictor": "predictor",
-    "predictors": "predictor",
-    "cosine_distance": "losses",
-    "symmetric_invariance": "losses",
-    "asymmetric_invariance": "losses",
-    "auto_balance_weights": "losses",
-    "trades_kl": "losses",
-    "cw_margin_loss": "losses",
-    "pgd": "attacks",
-    "apgd_ce": "attacks",
-    "backbone": "models",
-    "default_layers": "models",
-    "TrainConfig": "training",
-    "Trained": "training",
-    "train": "training",
-    "lr_at": "training",
-    "EvalConfig": "evaluate",
-    "accuracy": "evaluate",
-    "robust_accuracy": "evaluate",
-    "gradient_conflict": "evaluate",
-    "METHODS": "methods",
-    "MethodInfo": "methods",
-    "fit": "methods",
-    "method_config": "methods",
-    "noisy_background": "data",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
-    from arat.attacks import apgd_ce, pgd  # noqa: F401
-    from arat.data import noisy_background  # noqa: F401
-    from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy  # noqa: F401
-    from arat.features import layer_names, tapped_forward  # noqa: F401
-    from arat.layers import (  # noqa: F401
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
+    from arat.attacks import apgd_ce, pgd
+    from arat.data import noisy_background
+    from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy
+    from arat.features import layer_names, tapped_forward
+    from arat.layers import (
         BRANCHES,
         SplitBatchNorm2d,
         branch_of,
@@ -60,7 +22,7 @@ if TYPE_CHECKING:
         split_batchnorm,
         use_branch,
     )
-    from arat.losses import (  # noqa: F401
+    from arat.losses import (
         asymmetric_invariance,
         auto_balance_weights,
         cosine_distance,
@@ -68,9 +30,11 @@ if TYPE_CHECKING:
         symmetric_invariance,
         trades_kl,
     )
-    from arat.methods import METHODS, MethodInfo, fit, method_config  # noqa: F401
-    from arat.models import backbone, default_layers  # noqa: F401
-    from arat.predictor import Predictor, predictors  # noqa: F401
-    from arat.training import TrainConfig, Trained, lr_at, train  # noqa: F401
+    from arat.methods import METHODS, MethodInfo, fit, method_config
+    from arat.models import backbone, default_layers
+    from arat.predictor import Predictor, predictors
+    from arat.training import TrainConfig, Trained, lr_at, train
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-arat")
