@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int
+from paperkit import Scales, ScaleTable, check_int, check_positive
 
+from allam.align import AlignConfig
 from allam.data import WorldConfig
 from allam.methods import VARIANTS, CPTConfig, ModelConfig
 
@@ -21,10 +22,21 @@ class Margins:
     gate_em: float = 0.8  # issue 36: the A model answers >= 80 % of A questions before claims are judged
     fertility_ratio: float = 0.5  # spec claim 1: expanded B fertility <= 0.5 x A's tokenizer
     replay_rise: float = 1.05  # spec claim 2: held-out A bpb after CPT <= 1.05 x before, with replay
-    no_replay_rise: float = 1.20  # spec claim 2: without replay it rises >= 1.2 x (the check is sensitive)
+    # spec claim 2: without replay held-out A bpb rises >= 1.2 x; the claim's measurement until run 2,
+    # now reported beside no-replay-forgets (the held-out probe falls under any CPT: RESULTS.md 3, 5, 7)
+    no_replay_rise: float = 1.20
+    # spec pitfalls ("measured on held-out A text *and* on A facts"); paper: English capability kept.
+    # Ours: with replay, A QA exact match falls by at most 0.1 (RESULTS.md section 7, frozen before run 3).
+    replay_qa_drop: float = 0.10
+    # spec claim 2 on A facts (the paper measures forgetting as English benchmark scores, not loss): base
+    # A QA EM minus EM after CPT without replay. Pilot (seeds 100-102, RESULTS.md section 7): min drop
+    # 0.846; margin half of it, rounded down.
+    no_replay_qa_drop: float = 0.40
     init_gap: float = 0.0  # spec claim 3 (directional): bpb(random) - bpb(mean_subword) > 0, CI lower end
     efficiency_gap: float = 0.0  # spec claim 4 (directional): bpb(orig_tok) - bpb(expand_mean) > 0
     transfer_gap: float = 0.0  # spec claim 5: rank-score gain from parallel data > 0 (spec: EM +10 pts)
+    align_gain: float = 0.0  # abstract: aligned models improve in both languages (CI lower end > 0)
+    dpo_gain: float = 0.0  # spec claim 6: SFT+DPO beats SFT alone at equal updates (CI lower end > 0)
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,9 @@ class Config(Scales):
             "every": 2,
             "pretrain_batch": 2,
             "vocab": 300,
+            "lr_grid": (1e-3, 2e-3),
+            "align_lr_grid": (1e-3,),
+            "align": AlignConfig(steps=2, batch_size=4),
             "n_seeds": 2,
             "cache": False,
         },
@@ -64,6 +79,13 @@ class Config(Scales):
     pretrain_batch: int = 8  # rows of 128 tokens: 1024 tokens a step
     pretrain_lr: float = 3e-3
     cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=160))
+    # Tuning (CONVENTIONS 3): every variant gets every CPT lr of the grid at the same budget on the dev
+    # world (seed ``dev_seed``, disjoint from the judged seeds), scored by its final held-out B bits per
+    # byte; the alignment methods likewise over ``align_lr_grid`` by held-out question QA rank score.
+    lr_grid: tuple[float, ...] = (1e-3, 2e-3, 4e-3)
+    dev_seed: int = 1000
+    align: AlignConfig = field(default_factory=AlignConfig)
+    align_lr_grid: tuple[float, ...] = (3e-4, 1e-3, 3e-3)
     variants: tuple[str, ...] = ("expand_mean", "orig_tok", "expand_random", "no_replay", "translation")
     init_step: int = 40  # spec claim 3: "after the first 200 CPT steps" (scaled to our CPT length)
     every: int = 40
@@ -80,5 +102,10 @@ class Config(Scales):
         for v in self.variants:
             if v not in VARIANTS:
                 raise ValueError(f"unknown variant {v!r}: expected some of {', '.join(VARIANTS)}")
+        if not self.lr_grid or not self.align_lr_grid:
+            raise ValueError("lr_grid and align_lr_grid must each hold at least one learning rate")
+        for lr in (*self.lr_grid, *self.align_lr_grid):
+            check_positive(lr, "lr_grid")
+        check_int(self.dev_seed, "dev_seed", low=0)
         if self.init_step % self.every or self.cpt.steps % self.every:
             raise ValueError("init_step and cpt.steps must be multiples of every (the checkpoints)")
