@@ -62,7 +62,7 @@ class AlignConfig:
     beta: float = 0.1
     batch_size: int = 16
     align_frac: float = 0.5
-    max_length: int = 96
+    max_length: int = 128
 
     def __post_init__(self) -> None:
         check_int(self.steps, "steps", low=1)
@@ -130,7 +130,7 @@ def response_logprobs(
     prompts: Sequence[str],
     responses: Sequence[str],
     *,
-    max_length: int = 96,
+    max_length: int = 128,
     device: str = "cpu",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(logp, n_tokens)``: (B,) summed log-probabilities of ``response + eos`` after ``[bos] + prompt``
@@ -182,7 +182,7 @@ def sft(
     lr: float,
     batch_size: int = 16,
     seed: int = 0,
-    max_length: int = 96,
+    max_length: int = 128,
     device: str = "cpu",
 ) -> list[float]:
     """Supervised fine-tuning in place on (prompt, true answer) of ``probes``; each step's loss (nats per
@@ -236,7 +236,7 @@ def dpo_value(
     prefs: Sequence[Preference],
     *,
     beta: float,
-    max_length: int = 96,
+    max_length: int = 128,
     device: str = "cpu",
 ) -> float:
     """The DPO loss of ``model`` against ``ref`` on all of ``prefs`` (module docstring)."""  # fmt: skip
@@ -258,7 +258,7 @@ def dpo(
     lr: float,
     batch_size: int = 16,
     seed: int = 0,
-    max_length: int = 96,
+    max_length: int = 128,
     device: str = "cpu",
 ) -> list[float]:
     """DPO in place on ``model`` against the frozen ``ref``; each step's loss (the first is ``log 2``
