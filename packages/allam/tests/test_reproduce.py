@@ -56,6 +56,7 @@ def test_claims_follow_the_records():
     assert out["dpo-beats-sft"].details["mean_difference"] == pytest.approx(0.075)
     assert out["dpo-beats-sft"].passed and out["alignment-lifts-both"].passed
     assert out["gate-base-knows-a"].observed == pytest.approx(0.9)
+    assert out["gate-b-learned"].observed == pytest.approx(0.9) and out["gate-b-learned"].passed
     assert out["init-mean-beats-random"].details["mean_difference"] == pytest.approx(1.0)
     assert out["expansion-beats-orig-tok"].passed and out["parallel-data-transfers"].passed
     assert out["parallel-data-transfers"].details["em_gain_points"] == pytest.approx(20.0)
