@@ -174,8 +174,8 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     seeds = tuple(range(seed, seed + config.n_seeds))
     with torch_threads(1):  # one thread: stable CPU time on a shared machine
-        tuned = tune_lrs(config, device)
-        lrs = {k: float(t.best["lr"]) for k, t in tuned.items()}
+        tuned = tune_lrs(config, device) if config.tune else {}
+        lrs = {k: float(t.best["lr"]) for k, t in tuned.items()} or dict(config.chosen_lr)
         records = {s: run_seed(config, s, device, lrs) for s in track(seeds, desc="seeds")}
     cl = claims(records, config, seeds)
     c, m = config.cpt, config.model
@@ -189,7 +189,9 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         f"Tuning: every variant tried every CPT lr of {list(config.lr_grid)} at the same budget on the dev "
         f"world (seed {config.dev_seed}; final held-out B bits per byte); alignment methods every lr of "
         f"{list(config.align_lr_grid)} ({config.align.steps} updates a stage; held-out question QA rank "
-        f"score). Chosen: {lrs}.",
+        f"score). Chosen: {lrs}."
+        if config.tune
+        else f"No tuning stage at this scale: the learning rates the full run's dev-world tuning chose: {lrs}.",
     ]
     tab = tables(records, config)
     tab["Tuning on the dev world (same grid and budget for every method)"] = [
