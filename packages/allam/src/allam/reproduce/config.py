@@ -91,10 +91,10 @@ class Config(Scales):
     pretrain_lr: float = 3e-3
     cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=160))
     # Tuning (CONVENTIONS 3): every variant gets every CPT lr of the grid at the same budget on the dev
-    # world (seed ``dev_seed``, disjoint from the judged seeds), scored by its final held-out B bits per
-    # byte; the alignment methods likewise over ``align_lr_grid`` by held-out question QA rank score.
-    # Run 3's grid (1e-3, 2e-3, 4e-3) put orig_tok's choice at the top edge and the expanded variants' at
-    # the bottom edge; widened by one point each way for run 4 (RESULTS.md section 8).
+    # world (seed ``dev_seed``, disjoint from the judged seeds), scored by its final B QA rank score on
+    # B-stated facts (runs 3-4: held-out B bits per byte, mostly the cost of one unseen word, which put
+    # every choice on a grid edge: RESULTS.md 8-10); the alignment methods likewise over
+    # ``align_lr_grid`` by held-out question QA rank score. Grid widened by one point each way for run 4.
     lr_grid: tuple[float, ...] = (5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
     dev_seed: int = 1000
     align: AlignConfig = field(default_factory=AlignConfig)
