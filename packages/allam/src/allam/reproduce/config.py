@@ -14,10 +14,10 @@ from allam.methods import VARIANTS, CPTConfig, ModelConfig
 
 __all__ = ["QUICK_LR", "Config", "Margins"]
 
-# The learning rates full run 4's dev-world tuning chose (RESULTS.md section 10), for the quick scale.
+# The learning rates full run 5's dev-world tuning chose (RESULTS.md section 11), for the quick scale.
 QUICK_LR: tuple[tuple[str, float], ...] = (
-    ("expand_mean", 5e-4), ("orig_tok", 8e-3), ("expand_random", 5e-4), ("no_replay", 5e-4),
-    ("translation", 5e-4), ("align:sft", 1e-3), ("align:sft_dpo", 1e-3),
+    ("expand_mean", 2e-3), ("orig_tok", 8e-3), ("expand_random", 8e-3), ("no_replay", 8e-3),
+    ("translation", 2e-3), ("align:sft", 1e-3), ("align:sft_dpo", 3e-3),
 )  # fmt: skip
 
 
