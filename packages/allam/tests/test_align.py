@@ -11,7 +11,7 @@ import torch
 from allam.align import (
     AlignConfig,
     Preference,
-    align,
+    align_model,
     align_probes,
     dpo,
     dpo_value,
@@ -94,8 +94,8 @@ def test_split_probes_and_align_methods(sub, tiny):
     q = qa_probes(w.of("B")[:1], "B", w, style="question")[0]
     assert q.answer in q.candidates and q.prompt.endswith(":")
     cfg = AlignConfig(steps=2, batch_size=4)
-    m1, l1 = align(tiny, sub.tok_a, w, a, cfg, method="sft", seed=0)
-    m2, l2 = align(tiny, sub.tok_a, w, a, cfg, method="sft_dpo", seed=0)
+    m1, l1 = align_model(tiny, sub.tok_a, w, a, cfg, method="sft", seed=0)
+    m2, l2 = align_model(tiny, sub.tok_a, w, a, cfg, method="sft_dpo", seed=0)
     assert len(l1["sft"]) == 4 and len(l2["sft"]) == 2 and len(l2["dpo"]) == 2  # equal updates
     assert l1["sft"][:2] == l2["sft"]  # the same SFT start
     assert m1 is not tiny and m2 is not tiny
@@ -115,9 +115,9 @@ def test_bad_alignment_inputs(sub, tiny):
     with pytest.raises(ValueError, match="prefs"):
         dpo(tiny, tiny, sub.tok_a, [], beta=0.1, steps=1, lr=1e-3)
     with pytest.raises(ValueError, match="method"):
-        align(tiny, sub.tok_a, sub.world, sub.world.facts, AlignConfig(), method="ppo", seed=0)
+        align_model(tiny, sub.tok_a, sub.world, sub.world.facts, AlignConfig(), method="ppo", seed=0)
     with pytest.raises(TypeError, match="config"):
-        align(tiny, sub.tok_a, sub.world, sub.world.facts, {"steps": 1}, method="sft", seed=0)
+        align_model(tiny, sub.tok_a, sub.world, sub.world.facts, {"steps": 1}, method="sft", seed=0)
     with pytest.raises(ValueError, match="style"):
         qa_probes(sub.world.facts[:1], "A", sub.world, style="chat")
     with pytest.raises(ValueError, match="align_frac"):

@@ -12,7 +12,7 @@ bilingual QA in an instruction format the model never saw in pre-training.
   response tokens (``paperkit.lm.sequence_logprobs``),
   ``L = mean -log sigma(beta (r(y_w) - r(y_l)))`` (``paperkit.lm.dpo_loss``); the reference is the SFT
   model, frozen. At ``pi = pi_ref`` the loss is ``log 2``.
-- Budgets (:func:`align`): ``"sft_dpo"`` = SFT for ``steps`` then DPO for ``steps``; ``"sft"`` = SFT for
+- Budgets (:func:`align_model`): ``"sft_dpo"`` = SFT for ``steps`` then DPO for ``steps``; ``"sft"`` = SFT for
   ``2 steps`` (the same number of updates, so DPO is not compared with a shorter run).
 Optimiser: Adam (``paperkit.optim.Adam``) at a constant ``lr``, global-norm clipping at 1, minibatches
 from successive random permutations seeded by ``seed``.
@@ -38,7 +38,7 @@ __all__ = [
     "ALIGN_METHODS",
     "AlignConfig",
     "Preference",
-    "align",
+    "align_model",
     "align_probes",
     "dpo",
     "dpo_value",
@@ -276,7 +276,7 @@ def dpo(
     return _train(model, len(prefs), loss_of, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
 
 
-def align(
+def align_model(
     model: Any,
     tokenizer: Any,
     world: World,

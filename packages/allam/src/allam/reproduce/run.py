@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from paperkit import Report, Tuned, check_seed, package_version, torch_threads, track, tune
 
-from allam.align import ALIGN_METHODS, align, align_probes, split_facts
+from allam.align import ALIGN_METHODS, align_model, align_probes, split_facts
 from allam.data import qa_probes, translation_probes
 from allam.methods import Substrate, adapt, make_substrate, pretrain_base
 from allam.metrics import bits_per_byte, qa_scores
@@ -92,7 +92,7 @@ def alignment(model: Any, tok: Any, sub: Substrate, config: Config, lrs: dict[st
     out: dict[str, Any] = {"cpt": question_qa(model, tok, sub, held, device)}
     for method in ALIGN_METHODS:
         cfg = dataclasses.replace(config.align, lr=lrs[method])
-        aligned, losses = align(model, tok, sub.world, align_facts, cfg, method=method, seed=seed,
+        aligned, losses = align_model(model, tok, sub.world, align_facts, cfg, method=method, seed=seed,
                                 device=device)  # fmt: skip
         out[method] = {**question_qa(aligned, tok, sub, held, device),
                        "loss_last": {k: float(np.mean(v[-5:])) for k, v in losses.items()}}  # fmt: skip
@@ -123,7 +123,9 @@ def tune_lrs(config: Config, device: str) -> dict[str, Tuned]:
 
     def align_score(method: str, setting: Any) -> float:
         cfg = dataclasses.replace(config.align, lr=setting["lr"])
-        aligned, _ = align(model, tok, sub.world, align_facts, cfg, method=method, seed=s, device=device)
+        aligned, _ = align_model(
+            model, tok, sub.world, align_facts, cfg, method=method, seed=s, device=device
+        )
         q = question_qa(aligned, tok, sub, held, device)
         return (q["A_rank"] + q["B_rank"]) / 2
 
