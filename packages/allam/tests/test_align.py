@@ -19,7 +19,7 @@ from allam.align import (
     sft,
     split_facts,
 )
-from allam.data import STYLES, qa_probes
+from allam.data import STYLES, qa_probes, render, translation_probes
 
 
 def _hand_logp(model, tok, prompt: str, response: str) -> float:
@@ -88,7 +88,8 @@ def test_split_probes_and_align_methods(sub, tiny):
     assert set(a).isdisjoint(held) and len(a) + len(held) == len(w.facts)
     assert split_facts(w, 0.5, seed=0) == (a, held)
     ps = align_probes(a, w)
-    assert {p.fact for p in ps} == set(a) - {f for f in a if f.group not in ("A", "AB", "B")}
+    assert {p.fact for p in ps} == set(a)  # every alignment fact is asked in a language that states it
+    assert len(ps) == len(a) + sum(f.group == "AB" for f in a)  # "both" facts in both languages
     assert all(p.prompt.startswith("question") for p in ps if p.fact.group == "A")
     assert STYLES == ("statement", "question")
     q = qa_probes(w.of("B")[:1], "B", w, style="question")[0]
@@ -99,6 +100,14 @@ def test_split_probes_and_align_methods(sub, tiny):
     assert len(l1["sft"]) == 4 and len(l2["sft"]) == 2 and len(l2["dpo"]) == 2  # equal updates
     assert l1["sft"][:2] == l2["sft"]  # the same SFT start
     assert m1 is not tiny and m2 is not tiny
+
+
+def test_translation_probes_put_the_a_sentence_in_context(sub):
+    w = sub.world
+    for p in translation_probes(w.of("A")[:3], w):
+        a_sentence, b_prompt = p.prompt.split(" = ")
+        assert a_sentence == render(p.fact, "A", 0)
+        assert b_prompt + p.answer + " ειναι ." == render(p.fact, "B", 0)
 
 
 def test_bad_alignment_inputs(sub, tiny):

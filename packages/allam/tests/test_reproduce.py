@@ -71,3 +71,7 @@ def test_at_step_and_config_checks():
         Config(variants=("expand_mean",))
     with pytest.raises(ValueError, match="n_seeds"):
         Config(n_seeds=1)
+    with pytest.raises(ValueError, match="chosen_lr lacks"):
+        Config(tune=False, chosen_lr=(("expand_mean", 1e-3),))
+    with pytest.raises(ValueError, match="lr_grid"):
+        Config(lr_grid=())
