@@ -111,7 +111,10 @@ def tune_lrs(config: Config, device: str) -> dict[str, Tuned]:
 
     def cpt_score(name: str, setting: Any) -> float:
         cpt = dataclasses.replace(config.cpt, lr=setting["lr"])
-        model, tok, _ = adapt(name, base, sub, cpt, seq_len=seq, seed=s, device=device)
+        try:
+            model, tok, _ = adapt(name, base, sub, cpt, seq_len=seq, seed=s, device=device)
+        except FloatingPointError:  # a diverging cell scores worst (NaN), it does not stop the run
+            return float("nan")
         probes = qa_probes(sub.world.of("AB", "B"), "B", sub.world)
         return float(qa_scores(model, tok, probes, device=device)["rank_score"].mean())
 
