@@ -296,15 +296,16 @@ def align_model(
     probes = align_probes(facts, world)
     if not probes:
         raise ValueError("facts give no question probe: give at least one fact")
-    m = copy.deepcopy(model)
-    c = config
-    kw = {"lr": c.lr, "batch_size": c.batch_size, "seed": seed, "max_length": c.max_length, "device": device}
+    m, c = copy.deepcopy(model), config
+    sft_steps = 2 * c.steps if method == "sft" else c.steps  # equal updates for both methods
+    losses = {"sft": sft(m, tokenizer, probes, steps=sft_steps, lr=c.lr, batch_size=c.batch_size, seed=seed,
+                         max_length=c.max_length, device=device)}  # fmt: skip
     if method == "sft":
-        return m, {"sft": sft(m, tokenizer, probes, steps=2 * c.steps, **kw)}  # type: ignore[arg-type]
-    losses = {"sft": sft(m, tokenizer, probes, steps=c.steps, **kw)}  # type: ignore[arg-type]
+        return m, losses
     ref = copy.deepcopy(m)
     for p in ref.parameters():
         p.requires_grad_(False)
     prefs = preferences(probes, seed=seed + 1)
-    losses["dpo"] = dpo(m, ref, tokenizer, prefs, beta=c.beta, steps=c.steps, **kw)  # type: ignore[arg-type]
+    losses["dpo"] = dpo(m, ref, tokenizer, prefs, beta=c.beta, steps=c.steps, lr=c.lr, seed=seed,
+                        batch_size=c.batch_size, max_length=c.max_length, device=device)  # fmt: skip
     return m, losses
