@@ -14,10 +14,10 @@ from allam.methods import VARIANTS, CPTConfig, ModelConfig
 
 __all__ = ["QUICK_LR", "Config", "Margins"]
 
-# The learning rates full run 5's dev-world tuning chose (RESULTS.md section 11), for the quick scale.
+# The learning rates full run 6's dev-world tuning chose (RESULTS.md section 14), for the quick scale.
 QUICK_LR: tuple[tuple[str, float], ...] = (
-    ("expand_mean", 2e-3), ("orig_tok", 8e-3), ("expand_random", 8e-3), ("no_replay", 8e-3),
-    ("translation", 2e-3), ("align:sft", 1e-3), ("align:sft_dpo", 3e-3),
+    ("expand_mean", 1.6e-2), ("orig_tok", 1.6e-2), ("expand_random", 1.6e-2), ("no_replay", 1.6e-2),
+    ("translation", 1.6e-2), ("align:sft", 1e-3), ("align:sft_dpo", 3e-3),
 )  # fmt: skip
 
 
