@@ -9,8 +9,10 @@ class TestConformance(ConformanceSuite):
     package = "allam"
     module = "allam"
     known_hygiene_violations = frozenset()
-    # Quick scale (RESULTS.md section 12): B facts are not yet answered after 80 CPT steps (the transfer
-    # gate), parallel data do not transfer, and alignment raises A but not B questions; DPO trails SFT.
+    # Quick scale (RESULTS.md section 15): the full run's lrs (1.6e-2) over half its CPT steps. B facts
+    # are not yet answered (the transfer gate), A facts are lost on seed 1 even with replay, random rows
+    # lead at step 20, parallel data do not transfer, DPO trails SFT.
     known_failing_quick_claims = frozenset({
-        "gate-b-learned", "parallel-data-transfers", "alignment-lifts-both", "dpo-beats-sft",
+        "gate-b-learned", "replay-no-forgetting", "replay-keeps-a-knowledge", "init-mean-beats-random",
+        "parallel-data-transfers", "dpo-beats-sft",
     })  # fmt: skip
