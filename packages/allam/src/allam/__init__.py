@@ -2,7 +2,7 @@
 
 Reproduces in miniature "ALLaM: Large Language Models for Arabic and English" (ICLR 2025, OpenReview
 MscdsFVZrN; arXiv 2407.15390): tokenizer augmentation, embedding initialisation of the new tokens,
-continued pre-training with replay, parallel data.
+continued pre-training with replay, parallel data, and the alignment stage (SFT, then DPO).
 """
 
 from typing import TYPE_CHECKING
@@ -11,6 +11,19 @@ import paperkit
 
 PUBLIC = {
     "RELATIONS": "data",
+    "STYLES": "data",
+    "translation_probes": "data",
+    "ALIGN_METHODS": "align",
+    "AlignConfig": "align",
+    "Preference": "align",
+    "align_model": "align",
+    "align_probes": "align",
+    "dpo": "align",
+    "dpo_value": "align",
+    "preferences": "align",
+    "response_logprobs": "align",
+    "sft": "align",
+    "split_facts": "align",
     "Fact": "data",
     "Probe": "data",
     "World": "data",
@@ -52,8 +65,22 @@ PUBLIC = {
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
 
 if TYPE_CHECKING:
+    from allam.align import (  # noqa: F401
+        ALIGN_METHODS,
+        AlignConfig,
+        Preference,
+        align_model,
+        align_probes,
+        dpo,
+        dpo_value,
+        preferences,
+        response_logprobs,
+        sft,
+        split_facts,
+    )
     from allam.data import (  # noqa: F401
         RELATIONS,
+        STYLES,
         Fact,
         Probe,
         World,
@@ -63,6 +90,7 @@ if TYPE_CHECKING:
         parallel_pairs,
         qa_probes,
         render,
+        translation_probes,
         transliterate,
     )
     from allam.embeddings import INITS, piece_ids, resize_and_init  # noqa: F401

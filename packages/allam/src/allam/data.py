@@ -17,6 +17,9 @@ Each fact is rendered with six paraphrase templates per language (template ``i``
 same sentence); templates ``0..4`` are training text and template ``5`` is held out (evaluation text).
 QA probes ask with template 0 cut before the value: A ``"the capital of zorvia is"`` -> ``" quell"``,
 B ``"ζορβιαου καπιταλα"`` -> ``" κυελλ"``; the candidates are the relation's ``n_values`` values.
+Question probes (``style="question"``, the alignment stage's instruction format, never in pre-training
+text) ask ``"question : what is the capital of zorvia ? answer :"`` in A and its word-for-word SOV
+translation in B, with the same answer and candidates.
 All randomness comes from ``seed`` (``numpy.random.default_rng``).
 """
 
@@ -32,6 +35,7 @@ __all__ = [
     "GROUPS",
     "LANGS",
     "RELATIONS",
+    "STYLES",
     "Fact",
     "Probe",
     "World",
@@ -41,6 +45,7 @@ __all__ = [
     "parallel_pairs",
     "qa_probes",
     "render",
+    "translation_probes",
     "transliterate",
 ]
 
@@ -74,6 +79,9 @@ _B_TEMPLATES = (
     "{E} {R} {v} {is} {theysay} .",
 )
 _B_WORDS = {"is": "ειναι", "has": "εχει", "weknow": "ξερουμε", "theysay": "λενε"}
+STYLES: tuple[str, ...] = ("statement", "question")
+_A_QUESTION = "question : what is the {r} of {e} ? answer :"
+_B_QUESTION = "{question} : {E} {R} {what} {is} ? {answer} :"
 
 
 def transliterate(word: str) -> str:
@@ -193,17 +201,32 @@ def parallel_pairs(facts: Sequence[Fact], templates: Sequence[int] = TRAIN_TEMPL
     return [f"{render(f, 'A', t)} = {render(f, 'B', t)}" for f in facts for t in templates]
 
 
-def qa_probes(facts: Sequence[Fact], lang: str, world: World) -> list[Probe]:
-    """One probe per fact: template 0 cut before the value; candidates are the relation's values."""
+def qa_probes(facts: Sequence[Fact], lang: str, world: World, style: str = "statement") -> list[Probe]:
+    """One probe per fact; candidates are the relation's values. ``style="statement"``: template 0 cut
+    before the value; ``"question"``: the instruction format of the alignment stage (module docstring)."""
     check_choice(lang, "lang", LANGS)
+    check_choice(style, "style", STYLES)
     out = []
     for f in facts:
         cands = world.values[f.relation]
         if lang == "A":
-            prompt, answer, rendered = f"the {f.relation} of {f.entity} is", f" {f.value}", cands
+            fmt = "the {r} of {e} is" if style == "statement" else _A_QUESTION
+            prompt, answer, rendered = fmt.format(r=f.relation, e=f.entity), f" {f.value}", cands
         else:
             e, r = transliterate(f.entity), transliterate(f.relation)
-            prompt, answer = f"{e}ου {r}α", f" {transliterate(f.value)}"
-            rendered = tuple(transliterate(c) for c in cands)
+            fmt = "{E} {R}" if style == "statement" else _B_QUESTION
+            words = {k: transliterate(k) for k in ("question", "what", "answer")}
+            prompt = fmt.format(E=e + "ου", R=r + "α", **words, **{"is": _B_WORDS["is"]})
+            answer, rendered = f" {transliterate(f.value)}", tuple(transliterate(c) for c in cands)
         out.append(Probe(prompt, answer, tuple(f" {c}" for c in rendered), f))
+    return out
+
+
+def translation_probes(facts: Sequence[Fact], world: World) -> list[Probe]:
+    """In-context translation probes (a gate that the backbone maps A words to B words): the fact's A
+    sentence (template 0) and ``" = "`` in the parallel-data format, then the B statement cut before the
+    value; candidates are the relation's values in B. The value is in context, in A."""
+    out = []
+    for p in qa_probes(facts, "B", world):
+        out.append(Probe(f"{render(p.fact, 'A', 0)} = {p.prompt}", p.answer, p.candidates, p.fact))
     return out

@@ -6,12 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int
+from paperkit import Scales, ScaleTable, check_int, check_positive
 
+from allam.align import ALIGN_METHODS, AlignConfig
 from allam.data import WorldConfig
 from allam.methods import VARIANTS, CPTConfig, ModelConfig
 
-__all__ = ["Config", "Margins"]
+__all__ = ["QUICK_LR", "Config", "Margins"]
+
+# The learning rates full run 6's dev-world tuning chose (RESULTS.md section 14), for the quick scale.
+QUICK_LR: tuple[tuple[str, float], ...] = (
+    ("expand_mean", 1.6e-2), ("orig_tok", 1.6e-2), ("expand_random", 1.6e-2), ("no_replay", 1.6e-2),
+    ("translation", 1.6e-2), ("align:sft", 1e-3), ("align:sft_dpo", 3e-3),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -21,10 +28,23 @@ class Margins:
     gate_em: float = 0.8  # issue 36: the A model answers >= 80 % of A questions before claims are judged
     fertility_ratio: float = 0.5  # spec claim 1: expanded B fertility <= 0.5 x A's tokenizer
     replay_rise: float = 1.05  # spec claim 2: held-out A bpb after CPT <= 1.05 x before, with replay
-    no_replay_rise: float = 1.20  # spec claim 2: without replay it rises >= 1.2 x (the check is sensitive)
+    # spec claim 2: without replay held-out A bpb rises >= 1.2 x; the claim's measurement until run 2,
+    # now reported beside no-replay-forgets (the held-out probe falls under any CPT: RESULTS.md 3, 5, 7)
+    no_replay_rise: float = 1.20
+    # spec pitfalls ("measured on held-out A text *and* on A facts"); paper: English capability kept.
+    # Ours: with replay, A QA exact match falls by at most 0.1 (pilot drops -0.05, 0, 0; RESULTS.md 7).
+    replay_qa_drop: float = 0.10
+    # spec claim 2 on A facts (the paper measures forgetting as English benchmark scores, not loss): base
+    # A QA EM minus EM after CPT without replay. Pilot (seeds 100-102, RESULTS.md section 7): drops
+    # 0.359, 0.974, 0.308; margin half of the smallest, rounded down.
+    no_replay_qa_drop: float = 0.15
     init_gap: float = 0.0  # spec claim 3 (directional): bpb(random) - bpb(mean_subword) > 0, CI lower end
-    efficiency_gap: float = 0.0  # spec claim 4 (directional): bpb(orig_tok) - bpb(expand_mean) > 0
+    # spec claim 4 (directional): B QA rank score on B-stated facts, expand_mean - orig_tok > 0 (until
+    # run 2: final held-out B bpb, orig_tok - expand_mean, still reported; RESULTS.md section 7)
+    efficiency_gap: float = 0.0
     transfer_gap: float = 0.0  # spec claim 5: rank-score gain from parallel data > 0 (spec: EM +10 pts)
+    align_gain: float = 0.0  # abstract: aligned models improve in both languages (CI lower end > 0)
+    dpo_gain: float = 0.0  # spec claim 6: SFT+DPO beats SFT alone at equal updates (CI lower end > 0)
 
 
 @dataclass(frozen=True)
@@ -32,10 +52,13 @@ class Config(Scales):
     """Defaults are the full run (about 10 CPU-minutes; RESULTS.md has the measured stage costs)."""
 
     SCALES: ClassVar[ScaleTable] = {
+        # quick: the full run's world and bases (shared cache entries: seeds 0, 1), half the CPT, two
+        # seeds, no tuning stage (the lrs the full run's dev tuning chose). At 10 entities the gate
+        # failed on seed 0 (A QA EM 0.78, RESULTS.md section 10).
         "quick": {
-            "world": WorldConfig(n_entities=10),
-            "pretrain_steps": 1500,  # as full: 500 stopped before memorisation (gate EM 0.09-0.16)
             "cpt": CPTConfig(steps=80),
+            "tune": False,
+            "chosen_lr": QUICK_LR,
             "variants": ("expand_mean", "orig_tok", "expand_random", "no_replay", "translation"),
             "init_step": 20,
             "every": 20,
@@ -52,6 +75,9 @@ class Config(Scales):
             "every": 2,
             "pretrain_batch": 2,
             "vocab": 300,
+            "lr_grid": (1e-3, 2e-3),
+            "align_lr_grid": (1e-3,),
+            "align": AlignConfig(steps=2, batch_size=4),
             "n_seeds": 2,
             "cache": False,
         },
@@ -64,6 +90,20 @@ class Config(Scales):
     pretrain_batch: int = 8  # rows of 128 tokens: 1024 tokens a step
     pretrain_lr: float = 3e-3
     cpt: CPTConfig = field(default_factory=lambda: CPTConfig(steps=160))
+    # Tuning (CONVENTIONS 3): every variant gets every CPT lr of the grid at the same budget on the dev
+    # world (seed ``dev_seed``, disjoint from the judged seeds), scored by its final B QA rank score on
+    # B-stated facts (runs 3-4: held-out B bits per byte, mostly the cost of one unseen word, which put
+    # every choice on a grid edge: RESULTS.md 8-10); the alignment methods likewise over
+    # ``align_lr_grid`` by held-out question QA rank score. Run 4's grid was 5e-4..8e-3; for run 6 it moves
+    # one step up (orig_tok's best was the top edge in runs 3-5; D4: 1.6e-2 beats 8e-3 and 3.2e-2 on the
+    # dev world; 5e-4 was never chosen by the run-5 score).
+    lr_grid: tuple[float, ...] = (1e-3, 2e-3, 4e-3, 8e-3, 1.6e-2)
+    dev_seed: int = 1000
+    align: AlignConfig = field(default_factory=AlignConfig)
+    align_lr_grid: tuple[float, ...] = (3e-4, 1e-3, 3e-3, 1e-2)
+    tune: bool = True
+    # Used when ``tune`` is False (quick, smoke): (name, lr) for every variant and "align:<method>".
+    chosen_lr: tuple[tuple[str, float], ...] = ()
     variants: tuple[str, ...] = ("expand_mean", "orig_tok", "expand_random", "no_replay", "translation")
     init_step: int = 40  # spec claim 3: "after the first 200 CPT steps" (scaled to our CPT length)
     every: int = 40
@@ -80,5 +120,17 @@ class Config(Scales):
         for v in self.variants:
             if v not in VARIANTS:
                 raise ValueError(f"unknown variant {v!r}: expected some of {', '.join(VARIANTS)}")
+        if not self.lr_grid or not self.align_lr_grid:
+            raise ValueError("lr_grid and align_lr_grid must each hold at least one learning rate")
+        for lr in (*self.lr_grid, *self.align_lr_grid):
+            check_positive(lr, "lr_grid")
+        check_int(self.dev_seed, "dev_seed", low=0)
+        if not self.tune:
+            need = {*self.variants, *(f"align:{m}" for m in ALIGN_METHODS)}
+            missing = need - {k for k, _ in self.chosen_lr}
+            if missing:
+                raise ValueError(f"chosen_lr lacks {sorted(missing)} (needed when tune is False)")
+            for k, lr in self.chosen_lr:
+                check_positive(lr, f"chosen_lr[{k!r}]")
         if self.init_step % self.every or self.cpt.steps % self.every:
             raise ValueError("init_step and cpt.steps must be multiples of every (the checkpoints)")

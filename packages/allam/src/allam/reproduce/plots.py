@@ -57,5 +57,26 @@ def _transfer(report: Report) -> Figure:
     return fig
 
 
+def _alignment(report: Report) -> Figure:
+    from matplotlib.figure import Figure
+
+    recs = list(report.metrics["per_seed"].values())
+    stages = (("cpt", "after CPT"), ("sft", "SFT (2 x steps)"), ("sft_dpo", "SFT + DPO"))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
+    x = np.arange(2)
+    for k, (stage, label) in enumerate(stages):
+        vals = np.array([[r["align"][stage][f"{g}_rank"] for g in "AB"] for r in recs])
+        ax.bar(x + 0.27 * k, vals.mean(0), 0.25, yerr=vals.std(0), label=label)
+    ax.axhline(0.5, color="k", ls=":", lw=1, label="chance")
+    ax.set_xticks(x + 0.27, ["A questions", "B questions"])
+    ax.set_ylabel("held-out facts: QA rank score (1 = true value first)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    ax.set_title("Alignment on question-format QA (mean ± sd over seeds)")
+    fig.tight_layout()
+    return fig
+
+
 def plots(report: Report) -> dict[str, Figure]:
-    return {"cpt_curves": _curves(report), "transfer": _transfer(report)}
+    return {"cpt_curves": _curves(report), "transfer": _transfer(report), "alignment": _alignment(report)}

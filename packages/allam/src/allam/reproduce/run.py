@@ -3,12 +3,14 @@ branched from it (paired), curves of B and A bits per byte along CPT, final QA i
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
-from paperkit import Report, check_seed, package_version, torch_threads, track
+from paperkit import Report, Tuned, check_seed, package_version, torch_threads, track, tune
 
-from allam.data import qa_probes
+from allam.align import ALIGN_METHODS, align_model, align_probes, split_facts
+from allam.data import qa_probes, translation_probes
 from allam.methods import Substrate, adapt, make_substrate, pretrain_base
 from allam.metrics import bits_per_byte, qa_scores
 from allam.reproduce.claims import claims
@@ -16,7 +18,7 @@ from allam.reproduce.config import Config
 from allam.reproduce.tables import tables
 from allam.tokenizer import fertility
 
-__all__ = ["base_model", "evaluate", "run", "run_seed"]
+__all__ = ["alignment", "base_model", "evaluate", "question_qa", "run", "run_seed", "tune_lrs"]
 
 
 def base_model(sub: Substrate, config: Config, seed: int, device: str) -> tuple[Any, dict[str, Any]]:
@@ -53,25 +55,98 @@ def base_model(sub: Substrate, config: Config, seed: int, device: str) -> tuple[
 
 def evaluate(model: Any, tok: Any, sub: Substrate, device: str) -> dict[str, float]:
     """Held-out bits per byte in A and B; QA (rank score, exact match) on A-stated facts in A, on A-only
-    facts asked in B (transfer) and on B-stated facts in B."""
+    facts asked in B (transfer), on B-stated facts in B, and the in-context translation gate (A-only
+    facts, their A sentence in context)."""
     w = sub.world
     out = {
         "a_bpb": bits_per_byte(model, tok, sub.texts["a_eval"], device=device),
         "b_bpb": bits_per_byte(model, tok, sub.texts["b_eval"], device=device),
     }
-    for key, facts, lang in (("qa_a", w.of("A", "AB"), "A"), ("qa_b_aonly", w.of("A"), "B"),
-                             ("qa_b_stated", w.of("AB", "B"), "B")):  # fmt: skip
-        q = qa_scores(model, tok, qa_probes(facts, lang, w), device=device)
+    probes = {
+        "qa_a": qa_probes(w.of("A", "AB"), "A", w),
+        "qa_b_aonly": qa_probes(w.of("A"), "B", w),
+        "qa_b_stated": qa_probes(w.of("AB", "B"), "B", w),
+        "icl_b_aonly": translation_probes(w.of("A"), w),
+    }
+    for key, ps in probes.items():
+        q = qa_scores(model, tok, ps, device=device)
         out[f"{key}_rank"] = float(q["rank_score"].mean())
         out[f"{key}_em"] = float(q["exact"].mean())
     return out
 
 
-def run_seed(config: Config, seed: int, device: str) -> dict[str, Any]:
-    """Everything measured under one seed: substrate, base, every variant (curves and final metrics)."""
+def question_qa(model: Any, tok: Any, sub: Substrate, facts: Any, device: str) -> dict[str, float]:
+    """Question-format QA (the alignment stage's format) on ``facts``, per language that states them."""
+    out = {}
+    for lang in ("A", "B"):
+        q = qa_scores(model, tok, align_probes(facts, sub.world, lang), device=device)
+        out[f"{lang}_rank"] = float(q["rank_score"].mean())
+        out[f"{lang}_em"] = float(q["exact"].mean())
+    return out
+
+
+def alignment(model: Any, tok: Any, sub: Substrate, config: Config, lrs: dict[str, float], seed: int,
+              device: str) -> dict[str, Any]:  # fmt: skip
+    """The CPT model, SFT alone and SFT + DPO, scored on the held-out facts' question QA."""
+    align_facts, held = split_facts(sub.world, config.align.align_frac, seed=seed)
+    out: dict[str, Any] = {"cpt": question_qa(model, tok, sub, held, device)}
+    for method in ALIGN_METHODS:
+        cfg = dataclasses.replace(config.align, lr=lrs[method])
+        aligned, losses = align_model(model, tok, sub.world, align_facts, cfg, method=method, seed=seed,
+                                device=device)  # fmt: skip
+        out[method] = {**question_qa(aligned, tok, sub, held, device),
+                       "loss_last": {k: float(np.mean(v[-5:])) for k, v in losses.items()}}  # fmt: skip
+    return out
+
+
+def tune_lrs(config: Config, device: str) -> dict[str, Tuned]:
+    """Every CPT variant over ``lr_grid`` and every alignment method over ``align_lr_grid``, at the judged
+    budgets, on the dev world (seed ``dev_seed``): CPT by the final B QA rank score on B-stated facts
+    (the claims' measure of B acquisition; ties go to the smaller lr), alignment by the held-out facts'
+    question-QA rank score (mean of A and B)."""
+    s = config.dev_seed
+    sub = make_substrate(config.world, seed=s, vocab_a=config.vocab, vocab_b=config.vocab)
+    base, _ = base_model(sub, config, s, device)
+    seq = config.model.seq_len
+
+    def cpt_score(name: str, setting: Any) -> float:
+        cpt = dataclasses.replace(config.cpt, lr=setting["lr"])
+        try:
+            model, tok, _ = adapt(name, base, sub, cpt, seq_len=seq, seed=s, device=device)
+        except FloatingPointError:  # a diverging cell scores worst (NaN), it does not stop the run
+            return float("nan")
+        probes = qa_probes(sub.world.of("AB", "B"), "B", sub.world)
+        return float(qa_scores(model, tok, probes, device=device)["rank_score"].mean())
+
+    fixed = {"steps": config.cpt.steps, "batch_size": config.cpt.batch_size}
+    out = tune(cpt_score, config.variants, {"lr": config.lr_grid}, fixed=fixed)
+    cpt = dataclasses.replace(config.cpt, lr=out["expand_mean"].best["lr"])
+    model, tok, _ = adapt("expand_mean", base, sub, cpt, seq_len=seq, seed=s, device=device)
+    align_facts, held = split_facts(sub.world, config.align.align_frac, seed=s)
+
+    def align_score(method: str, setting: Any) -> float:
+        cfg = dataclasses.replace(config.align, lr=setting["lr"])
+        aligned, _ = align_model(
+            model, tok, sub.world, align_facts, cfg, method=method, seed=s, device=device
+        )
+        q = question_qa(aligned, tok, sub, held, device)
+        return (q["A_rank"] + q["B_rank"]) / 2
+
+    fixed = {"steps_per_stage": config.align.steps, "batch_size": config.align.batch_size}
+    tuned_align = tune(align_score, ALIGN_METHODS, {"lr": config.align_lr_grid}, fixed=fixed)
+    return out | {f"align:{k}": v for k, v in tuned_align.items()}
+
+
+def run_seed(config: Config, seed: int, device: str, lrs: dict[str, float] | None = None) -> dict[str, Any]:
+    """Everything measured under one seed: substrate, base, every variant (curves and final metrics)
+    at its tuned lr (``lrs``; default: ``config.cpt.lr`` and ``config.align.lr``), then alignment of
+    the method's model."""
+    lrs = lrs or {**{v: config.cpt.lr for v in config.variants},
+                  **{f"align:{m}": config.align.lr for m in ALIGN_METHODS}}  # fmt: skip
     sub = make_substrate(config.world, seed=seed, vocab_a=config.vocab, vocab_b=config.vocab)
     base, info = base_model(sub, config, seed, device)
     b_texts = sub.texts["b_train"]
+    b_fit = b_texts[:: max(1, len(b_texts) // 40)]  # a fixed sample of B training text (fit, not held out)
     rec: dict[str, Any] = {
         "fertility_orig": fertility(sub.tok_a, b_texts),
         "fertility_expanded": fertility(sub.expansion.tokenizer, b_texts),
@@ -81,19 +156,24 @@ def run_seed(config: Config, seed: int, device: str) -> dict[str, Any]:
         "n_refused": len(sub.expansion.refused),
         "base": {**evaluate(base, sub.tok_a, sub, device), "train_loss": info["final_loss"]},
         "variants": {},
+        "lr": dict(lrs),
     }
     for name in config.variants:
         curve: list[dict[str, float]] = []
 
         def hook(model: Any, tok: Any, step: int, curve: list[dict[str, float]] = curve) -> None:
-            b = bits_per_byte(model, tok, sub.texts["b_eval"], device=device)
-            a = bits_per_byte(model, tok, sub.texts["a_eval"], device=device)
-            curve.append({"step": step, "b_bpb": b, "a_bpb": a})
+            texts = {"b_bpb": sub.texts["b_eval"], "a_bpb": sub.texts["a_eval"], "b_bpb_train": b_fit}
+            curve.append({"step": step} | {k: bits_per_byte(model, tok, t, device=device)
+                                            for k, t in texts.items()})  # fmt: skip
 
-        model, tok, losses = adapt(name, base, sub, config.cpt, seq_len=config.model.seq_len, seed=seed,
+        cpt = dataclasses.replace(config.cpt, lr=lrs[name])
+        model, tok, losses = adapt(name, base, sub, cpt, seq_len=config.model.seq_len, seed=seed,
                                    device=device, callback=hook, every=config.every)  # fmt: skip
         rec["variants"][name] = {"curve": curve, "final": evaluate(model, tok, sub, device),
                                  "loss_last": float(np.mean(losses[-10:]))}  # fmt: skip
+        if name == "expand_mean":
+            align_lrs = {m: lrs[f"align:{m}"] for m in ALIGN_METHODS}
+            rec["align"] = alignment(model, tok, sub, config, align_lrs, seed, device)
     return rec
 
 
@@ -101,7 +181,9 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     seeds = tuple(range(seed, seed + config.n_seeds))
     with torch_threads(1):  # one thread: stable CPU time on a shared machine
-        records = {s: run_seed(config, s, device) for s in track(seeds, desc="seeds")}
+        tuned = tune_lrs(config, device) if config.tune else {}
+        lrs = {k: float(t.best["lr"]) for k, t in tuned.items()} or dict(config.chosen_lr)
+        records = {s: run_seed(config, s, device, lrs) for s in track(seeds, desc="seeds")}
     cl = claims(records, config, seeds)
     c, m = config.cpt, config.model
     notes = [
@@ -109,9 +191,19 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         f"facts split A-only/both/B-only {config.world.split}; seeds {list(seeds)} (world, base init, data).",
         f"Base: GPT-2 d{m.d_model} x {m.n_layer} layers, rows of {m.seq_len} tokens, {config.pretrain_steps} "
         f"steps x {config.pretrain_batch} rows on A text (lr {config.pretrain_lr}).",
-        f"CPT: {c.steps} steps x {c.batch_size} rows of {m.seq_len} tokens for every variant (lr {c.lr}, "
-        f"replay ratio {c.replay_ratio}); B and A bits per byte on held-out template-5 text every "
-        f"{config.every} steps.",
+        f"CPT: {c.steps} steps x {c.batch_size} rows of {m.seq_len} tokens for every variant (replay ratio "
+        f"{c.replay_ratio}); B and A bits per byte on held-out template-5 text every {config.every} steps.",
+        f"Tuning: every variant tried every CPT lr of {list(config.lr_grid)} at the same budget on the dev "
+        f"world (seed {config.dev_seed}; final B QA rank score on B-stated facts); alignment methods every "
+        f"lr of "
+        f"{list(config.align_lr_grid)} ({config.align.steps} updates a stage; held-out question QA rank "
+        f"score). Chosen: {lrs}."
+        if config.tune
+        else f"No tuning stage at this scale: the lrs the full run's dev-world tuning chose: {lrs}.",
     ]
-    return Report(metrics={"per_seed": {str(s): r for s, r in records.items()}, "seeds": list(seeds)},
-                  claims=cl, tables=tables(records, config), notes=notes)  # fmt: skip
+    tab = tables(records, config)
+    tab["Tuning on the dev world (same grid and budget for every method)"] = [
+        row for t in tuned.values() for row in t.rows()]  # fmt: skip
+    metrics = {"per_seed": {str(s): r for s, r in records.items()}, "seeds": list(seeds), "lr": lrs,
+               "tuning": {k: t.rows() for k, t in tuned.items()}}  # fmt: skip
+    return Report(metrics=metrics, claims=cl, tables=tab, notes=notes)
