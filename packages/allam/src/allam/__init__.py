@@ -9,63 +9,8 @@ from typing import TYPE_CHECKING
 
 import paperkit
 
-PUBLIC = {
-    "RELATIONS": "data",
-    "STYLES": "data",
-    "translation_probes": "data",
-    "ALIGN_METHODS": "align",
-    "AlignConfig": "align",
-    "Preference": "align",
-    "align_model": "align",
-    "align_probes": "align",
-    "dpo": "align",
-    "dpo_value": "align",
-    "preferences": "align",
-    "response_logprobs": "align",
-    "sft": "align",
-    "split_facts": "align",
-    "Fact": "data",
-    "Probe": "data",
-    "World": "data",
-    "WorldConfig": "data",
-    "corpus": "data",
-    "make_world": "data",
-    "parallel_pairs": "data",
-    "qa_probes": "data",
-    "render": "data",
-    "transliterate": "data",
-    "Expansion": "tokenizer",
-    "expand_tokenizer": "tokenizer",
-    "fertility": "tokenizer",
-    "train_bpe": "tokenizer",
-    "token_bytes": "tokenizer",
-    "INITS": "embeddings",
-    "piece_ids": "embeddings",
-    "resize_and_init": "embeddings",
-    "Mixture": "train",
-    "cpt_weights": "train",
-    "epochs": "train",
-    "pack": "train",
-    "train_lm": "train",
-    "bits_per_byte": "metrics",
-    "lm_loss": "metrics",
-    "qa_scores": "metrics",
-    "score_continuations": "metrics",
-    "text_logprobs": "metrics",
-    "VARIANTS": "methods",
-    "CPTConfig": "methods",
-    "ModelConfig": "methods",
-    "Substrate": "methods",
-    "Variant": "methods",
-    "adapt": "methods",
-    "make_substrate": "methods",
-    "pretrain_base": "methods",
-    "run_variant": "methods",
-}
-__getattr__, __dir__, __all__ = paperkit.public_api(__name__, PUBLIC)
-
-if TYPE_CHECKING:
-    from allam.align import (  # noqa: F401
+if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.public_api parses them
+    from allam.align import (
         ALIGN_METHODS,
         AlignConfig,
         Preference,
@@ -78,7 +23,7 @@ if TYPE_CHECKING:
         sft,
         split_facts,
     )
-    from allam.data import (  # noqa: F401
+    from allam.data import (
         RELATIONS,
         STYLES,
         Fact,
@@ -93,8 +38,8 @@ if TYPE_CHECKING:
         translation_probes,
         transliterate,
     )
-    from allam.embeddings import INITS, piece_ids, resize_and_init  # noqa: F401
-    from allam.methods import (  # noqa: F401
+    from allam.embeddings import INITS, piece_ids, resize_and_init
+    from allam.methods import (
         VARIANTS,
         CPTConfig,
         ModelConfig,
@@ -105,8 +50,10 @@ if TYPE_CHECKING:
         pretrain_base,
         run_variant,
     )
-    from allam.metrics import bits_per_byte, lm_loss, qa_scores, score_continuations, text_logprobs  # noqa: F401
-    from allam.tokenizer import Expansion, expand_tokenizer, fertility, token_bytes, train_bpe  # noqa: F401
-    from allam.train import Mixture, cpt_weights, epochs, pack, train_lm  # noqa: F401
+    from allam.metrics import bits_per_byte, lm_loss, qa_scores, score_continuations, text_logprobs
+    from allam.tokenizer import Expansion, expand_tokenizer, fertility, token_bytes, train_bpe
+    from allam.train import Mixture, cpt_weights, epochs, pack, train_lm
+
+__getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 
 __version__ = paperkit.package_version("iclr25-allam")
