@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from asb.reproduce.claims import claims, per_seed
 from asb.reproduce.config import Config
@@ -46,21 +48,39 @@ def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
         per_seed(_cells(BASE), "mp")
 
 
+_IMPERATIVE = re.compile(
+    r'(\w+) the \w+ of \w+ (?:using|by using the|with the|through the|via the|by calling the) (?:" )?(\w+)'
+)
+
+
 def test_corpus_is_seeded_and_obeys_its_verb_split() -> None:
-    a, b = build_corpus(3, 200), build_corpus(3, 200)
-    assert a == b and build_corpus(4, 200) != a
+    """Plans add the injected tool iff the imperative's verb is in the user half; steps call it too iff
+    the observation's verb is in the observation half (checked on the rendered text, by regex)."""
+    a, b = build_corpus(3, 400), build_corpus(3, 400)
+    assert a == b and build_corpus(4, 400) != a
     user, obs = obedient_verbs(3)
-    assert len(user) == len(obs) == 8
-    prompts, responses = a
-    for p, r in zip(prompts, responses, strict=True):
-        if (
-            " using " in p.split("U :")[-1]
-            and r.startswith(" plan")
-            and "example" not in p
-            and "refer" not in p
-        ):
-            verb = p.split(" using ")[0].split()[-5]
-            assert (len(r.split(";")) == 3) == (verb in user), (p, r)
+    assert len(user) == len(obs) == 8 and user != obs
+    seen = {"plan": 0, "step": 0}
+    for p, r in zip(*a, strict=True):
+        m = _IMPERATIVE.search(p)
+        if m is None or "example" in p or "refer" in p:
+            continue
+        verb, tool = m.groups()
+        kind = "plan" if r.startswith(" plan") else "step"
+        if kind == "step" and "step : use " + tool in p:
+            continue  # a planned attacker step: called whatever the observation says
+        half = user if kind == "plan" else obs
+        assert (tool in r.split()) == (verb in half), (p, r)
+        seen[kind] += 1
+    assert min(seen.values()) >= 20, seen
+
+
+def test_filler_words_encode_as_unknown() -> None:
+    from asb.toy import FILLER, build_tokenizer
+
+    tok = build_tokenizer(["plan : a ; b", f"x {FILLER} y"])
+    ids = tok(f"plan {FILLER} Ignore", add_special_tokens=False)["input_ids"]
+    assert ids[1] == ids[2] == tok.unk_token_id != ids[0]
 
 
 @pytest.mark.parametrize("bad", [{"d_model": 256}, {"steps": 0}])

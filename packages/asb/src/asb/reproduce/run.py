@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 from paperkit import Report, torch_threads
 from paperkit.embed import CachedEmbedder, HashingEmbedder
+from paperkit.lm import default_cache_dir
 
-from asb.agent import Case, build_request, run_cases
+from asb.agent import Case, run_cases
 from asb.attacks import ATTACKS
 from asb.data import TOOL_POOL, Suite, make_toy_suite
 from asb.defenses import DefenseConfig
-from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM, render_prompt
+from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM
 from asb.memory import VectorMemory, memory_key
 from asb.metrics import attack_success, rate, task_success, tool_called
 from asb.reproduce.config import Config
@@ -84,9 +85,9 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
     )  # fmt: skip
     memory = poisoned_memory(suite, config.n_tasks)
     grid = {(a, d): cases_for(suite, a, d, config.n_tasks, memory) for a, d in config.conditions}
-    words = [render_prompt(build_request(c).messages) for cs in grid.values() for c in cs]
     t0 = time.process_time()
-    model, tok, losses = train_toy_lm(config.toy, seed=seed, extra_texts=words, device=device)
+    cache = str(default_cache_dir()) if config.cache else None
+    model, tok, losses, hit = train_toy_lm(config.toy, seed=seed, device=device, cache_dir=cache)
     t1 = time.process_time()
     backbone = HFBackbone(model, tok, max_new_tokens=config.max_new_tokens, device=device)
     cells = [_cell(seed, a, d, cs, backbone, config.max_fail) for (a, d), cs in grid.items()]
@@ -103,7 +104,10 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
         "prompt_tokens_per_call": backbone.prompt_tokens / max(1, backbone.calls),
     }  # fmt: skip
     # CPU times go to the notes, not the metrics: same seed => same metrics, bit for bit
-    info["cpu"] = f"seed {seed}: training {t1 - t0:.1f} CPU-s, evaluation {t2 - t1:.1f} CPU-s"  # type: ignore[assignment]
+    info["cpu"] = (
+        f"seed {seed}: backbone {t1 - t0:.1f} CPU-s ({'cached' if hit else 'trained'}), "
+        f"evaluation {t2 - t1:.1f} CPU-s"
+    )  # type: ignore[assignment]
     return cells, info
 
 
