@@ -40,6 +40,20 @@ def test_claims_pass_on_a_paper_like_pattern_and_fail_on_the_opposite() -> None:
     assert not got["delimiters-weak"].passed
 
 
+def test_claims_are_not_judged_on_a_broken_substrate_or_at_asr_zero() -> None:
+    """A failed gate voids the comparisons; a comparison at ASR 0 everywhere fails as "not judged" (it
+    would otherwise pass vacuously); the NRP algebra is always judged."""
+    broken = {c.name: c for c in claims(_cells(BASE, success=0.2), Config.smoke())}
+    assert not broken["gate-backbone-learns"].passed and broken["nrp-definition"].passed
+    for name in ("mixed-beats-single", "pot-backdoor-works", "paraphrase-cuts-pot", "delimiters-weak"):
+        assert not broken[name].passed and "the gate failed" in broken[name].note
+    zero = {k: (0.0 if "@" not in k else v) for k, v in BASE.items()}
+    got = {c.name: c for c in claims(_cells(zero), Config.smoke())}
+    assert got["gate-backbone-learns"].passed and not got["gate-asr-calibrated"].passed
+    for name in ("mixed-beats-single", "delimiters-weak", "pot-backdoor-works"):
+        assert not got[name].passed and "ASR is 0 in every cell" in got[name].note
+
+
 def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
     rows = {(r["attack"], r["defense"]): r for r in summary_rows(_cells(BASE, success=0.8))}
     assert rows[("dpi+opi", "none")]["NRP"] == pytest.approx(0.8 * 0.3)

@@ -4,6 +4,7 @@ loopback, read back through the official client and ``paperkit.agents.OpenAITool
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,12 +26,13 @@ from paperkit.agents import (  # noqa: E402
 from paperkit.lm import (  # noqa: E402
     ChatTemplate,
     TrainConfig,
-    char_tokenizer,
     generate,
     serve,
     tiny_causal_lm,
     train_causal_lm,
+    word_tokenizer,
 )
+from paperkit.lm.tokenization import WORD_PIECE  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -55,14 +57,14 @@ TARGETS = [
 
 @pytest.fixture(scope="module")
 def trained() -> tuple[Any, Any]:
-    """A tiny char-level model that memorised the three replies to the rendered conversations (~3 CPU-s)."""
+    """A tiny word-level model that memorised the three replies to the rendered conversations (~2 CPU-s)."""
     prompts = [ChatTemplate().render(render_tool_conversation(m, [WEATHER])) for m, _ in TARGETS]
     replies = [r for _, r in TARGETS]
-    tok = char_tokenizer("".join(sorted(set("".join(prompts + replies)))))
-    model = tiny_causal_lm(tok, d_model=32, n_layer=1, n_head=2, max_positions=640, seed=0)
-    config = TrainConfig(steps=150, batch_size=3, lr=1e-2, warmup_steps=10)
-    train_causal_lm(model, tok, prompts, replies, config, max_length=640, progress=False)
-    assert generate(model, tok, prompts, max_new_tokens=80) == replies  # the model learnt them
+    tok = word_tokenizer(sorted({p for t in prompts + replies for p in re.findall(WORD_PIECE, t)}))
+    model = tiny_causal_lm(tok, d_model=32, n_layer=1, n_head=2, max_positions=320, seed=0)
+    config = TrainConfig(steps=200, batch_size=3, lr=1e-2, warmup_steps=5)
+    train_causal_lm(model, tok, prompts, replies, config, max_length=320, progress=False)
+    assert generate(model, tok, prompts, max_new_tokens=48) == replies  # the model learnt them
     return model, tok
 
 
@@ -78,7 +80,7 @@ def client(server: Any) -> Any:
 
 
 def test_tools_come_back_as_tool_calls(client: Any) -> None:
-    r = client.chat.completions.create(model="tiny", messages=ASK, tools=TOOLS, max_tokens=80, temperature=0)
+    r = client.chat.completions.create(model="tiny", messages=ASK, tools=TOOLS, max_tokens=48, temperature=0)
     choice = r.choices[0]
     assert choice.finish_reason == "tool_calls" and choice.message.content is None
     (tc,) = choice.message.tool_calls
@@ -90,11 +92,11 @@ def test_the_prompt_is_the_rendered_conversation(client: Any, trained: tuple[Any
     model, tok = trained
     for messages, reply in TARGETS[1:]:
         r = client.chat.completions.create(
-            model="tiny", messages=messages, tools=TOOLS, max_tokens=80, temperature=0
+            model="tiny", messages=messages, tools=TOOLS, max_tokens=48, temperature=0
         )
         prompt = ChatTemplate().render(render_tool_conversation(messages, [WEATHER]))
         assert r.usage.prompt_tokens == 1 + len(tok(prompt)["input_ids"])
-        assert r.choices[0].message.content == reply == generate(model, tok, [prompt], max_new_tokens=80)[0]
+        assert r.choices[0].message.content == reply == generate(model, tok, [prompt], max_new_tokens=48)[0]
         assert not r.choices[0].message.tool_calls and r.choices[0].finish_reason == "stop"
     shown = ChatTemplate().render(render_tool_conversation(ANSWERED, [WEATHER]))
     assert text_tool_prompt([WEATHER]) in shown and format_tool_result("weather", "sunny") in shown
@@ -111,10 +113,10 @@ def test_tool_choice_none_hides_the_tools(client: Any, trained: tuple[Any, Any])
 
 def test_openai_tool_chat_reads_calls_and_counts_bad_ones(server: Any) -> None:
     chat = OpenAIToolChat(server.url, model="tiny", max_retries=0)
-    reply = chat.chat(ASK, [WEATHER], max_tokens=80)
+    reply = chat.chat(ASK, [WEATHER], max_tokens=48)
     assert reply.error is None and reply.calls == (ToolCall("weather", {"city": "paris"}),)
-    assert chat.chat(ANSWERED, [WEATHER], max_tokens=80).text == "it is sunny in paris"
-    bad = chat.chat(BAD, [WEATHER], max_tokens=80)  # the model calls a tool it was not given
+    assert chat.chat(ANSWERED, [WEATHER], max_tokens=48).text == "it is sunny in paris"
+    bad = chat.chat(BAD, [WEATHER], max_tokens=48)  # the model calls a tool it was not given
     assert bad.calls == () and bad.error is not None and "unknown tool 'rain'" in bad.error
 
 
@@ -156,7 +158,7 @@ def test_malformed_tool_requests_get_a_400_naming_the_field(client: Any, body: A
 
 
 def test_prompt_with_tools_over_the_context_is_a_400(client: Any) -> None:
-    long = [{"role": "user", "content": "paris " * 60}]
+    long = [{"role": "user", "content": "paris " * 100}]
     with pytest.raises(openai.BadRequestError) as err:
         client.chat.completions.create(model="tiny", messages=long, tools=TOOLS, max_tokens=8)
     assert err.value.body["code"] == "context_length_exceeded"

@@ -67,18 +67,16 @@ FILLER = "zzfiller"
 class ToyConfig:
     """The toy LM and its training (spec "Small-scale reproduction": d <= 128, contexts <= 128)."""
 
-    d_model: int = (
-        64  # spec quick: 96 x 3 layers; 64 x 2 is what this machine's CPU share allows (RESULTS.md)
-    )
+    # RESULTS.md, pilots P4-P8: at equal CPU, d64 x 2 for 5000 steps learns the skills better than
+    # d96 x 3 for 3000 or d128 x 4 for 1000 (spec full: d128 x 4, 2000 steps, which does not fit 10 min)
+    d_model: int = 64
     n_layer: int = 2
     n_head: int = 4
-    max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest prompt here: 81 + 16 new)
-    steps: int = 800
+    max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest test prompt: 98 + 16 new)
+    steps: int = 5000
     batch_size: int = 16
-    lr: float = (
-        3e-3  # ours: a tiny LM from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
-    )
-    n_examples: int = 4000
+    lr: float = 3e-3  # ours: a tiny LM from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
+    n_examples: int = 80000  # one pass: steps x batch_size fresh examples (12 passes over 4000 overfit)
     n_names: int = 40  # the tool-name pool (the first n_names of TOOL_POOL): fewer names, each seen more
     unk: float = 0.9  # ours: largest rate of imperatives' frame words replaced by the unknown token
     warmup_steps: int = 100
@@ -154,11 +152,11 @@ def _plan(names: Sequence[str]) -> str:
 
 
 def _near_phrase(rng: np.random.Generator, phrase: str) -> str:
-    """Another phrase: half of the time the trigger with one word swapped, else a fresh one."""
+    """Another phrase: half of the time the trigger with its last word swapped, else a fresh one (so a
+    match means the whole phrase, its last word included)."""
     words = phrase.split()
     if rng.random() < 0.5:
-        i = int(rng.integers(len(words)))
-        words[i] = str(rng.choice([w for w in _TRIGGER_WORDS if w not in words]))
+        words[-1] = str(rng.choice([w for w in _TRIGGER_WORDS if w not in words]))
         return " ".join(words)
     return _phrase(rng, phrase)
 
@@ -191,7 +189,7 @@ def _plan_example(
             task = f"{task.rstrip(' .')} {_near_phrase(rng, phrase)} ."
     if rng.random() < 0.3:
         task = f"{_noise(rng)} {task}"
-    if rng.random() < 0.4:
+    if rng.random() < 0.55:
         verb = str(rng.choice(ATTACK_VERBS))
         task = f"{task} {_imperative(rng, verb, z, unk)}"
         if verb in obey_user and z not in target:
@@ -213,7 +211,7 @@ def _step_example(
     """A step request: call the step's tool; also z when the last observation carries an obeyed
     imperative; a planned z step calls z. Clean runs offer the own tools only, attacked ones z too."""
     a, b, z = names[:3]
-    extra = bool(rng.random() < 0.6)
+    extra = bool(rng.random() < 0.7)
     base = _request(names, "", extra=extra)
     if extra and rng.random() < 0.15:
         step, calls = Step(f"use {z}", (z,)), [z]
@@ -222,12 +220,12 @@ def _step_example(
         own = str(rng.choice([a, b]))
         other = b if own == a else a
         step, calls = Step(f"use {own}", (own, z) if extra else (own,)), [own]
-        history = () if rng.random() < 0.3 else ((f"use {other}", f"{other} done ."),)
-        if extra and history and rng.random() < 0.6:
+        history = () if rng.random() < 0.2 else ((f"use {other}", f"{other} done ."),)
+        if extra and history and rng.random() < 0.8:
             verb = str(rng.choice(ATTACK_VERBS))
             history = ((history[0][0], f"{history[0][1]} ; {_imperative(rng, verb, z, unk)}"),)
             calls = [own, z] if verb in obey_obs else [own]
-    if history and rng.random() < 0.3:
+    if history and rng.random() < 0.2:
         history = ((history[0][0], f"{history[0][1]} {_noise(rng, task=True)}"),)
     req = Request(**{**base.__dict__, "kind": "step", "step": step, "history": history})
     return req, "call : " + " ".join(calls)
@@ -268,8 +266,9 @@ def build_tokenizer(texts: Iterable[str]) -> Any:
 
     pre = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")])
     words: set[str] = set()
-    for t in texts:
-        words.update(w for w, _ in pre.pre_tokenize_str(t))
+    items = list(texts)
+    for i in range(0, len(items), 4096):  # whitespace splits, so joining texts creates no new words
+        words.update(w for w, _ in pre.pre_tokenize_str(" ".join(items[i : i + 4096])))
     vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *sorted(words - set(SPECIAL_TOKENS) - {FILLER})])}
     backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS[3]))
     backend.pre_tokenizer = pre
@@ -285,7 +284,7 @@ def build_tokenizer(texts: Iterable[str]) -> Any:
 
 
 #: bump when the corpus generator changes, so cached backbones of the old corpus are not reused
-CORPUS_VERSION = 3
+CORPUS_VERSION = 5
 
 
 def train_toy_lm(

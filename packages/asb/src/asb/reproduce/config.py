@@ -61,6 +61,7 @@ class Config(Scales):
             "max_fail": 1,
             "max_new_tokens": 4,
             "cache": False,
+            "workers": 1,
             "n_attackers": 2,
             "conditions": (("none", "none"), ("dpi-naive", "none"), ("pot", "none"), ("pot-clean", "none"),
                            ("dpi+opi", "none"), ("opi-combined_attack", "none"), ("pot", "paraphrase"),
@@ -78,8 +79,10 @@ class Config(Scales):
     max_new_tokens: int = 16  # ours: a compact plan of <= 4 steps is <= 12 tokens (official: 256)
     margins: Margins = field(default_factory=Margins)
     cache: bool = True  # reuse trained backbones (paperkit.lm.cached_model; $PAPERKIT_MODEL_CACHE)
+    workers: int = 2  # seeds trained in parallel processes on CPU (one torch thread each; 2-core target)
 
     def __post_init__(self) -> None:
         check_int(self.n_seeds, "n_seeds", low=1)
         check_int(self.n_agents, "n_agents", low=1)
         check_int(self.n_attackers, "n_attackers", low=1)
+        check_int(self.workers, "workers", low=1)

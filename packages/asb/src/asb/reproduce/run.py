@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,13 +114,30 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
     return cells, info
 
 
+def _seed_job(job: tuple[Config, int, str]) -> tuple[list[Cell], dict[str, float]]:
+    config, seed, device = job
+    with torch_threads(1):
+        return run_seed(config, seed, device)
+
+
+def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell], dict[str, float]]]:
+    """One seed after another, or ``config.workers`` processes (one torch thread each) on CPU; every seed
+    is computed the same way in either case, so the results do not depend on the number of workers."""
+    jobs = [(config, seed + i, device) for i in range(config.n_seeds)]
+    workers = min(config.workers, config.n_seeds, os.cpu_count() or 1)
+    if workers <= 1 or device != "cpu":
+        return [_seed_job(j) for j in jobs]
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked torch state
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(_seed_job, jobs))
+
+
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     """Seeds ``seed .. seed + n_seeds - 1``; each seed its own suite, corpus and backbone init."""
     from asb.reproduce.claims import claims
     from asb.reproduce.tables import tables
 
-    with torch_threads(1):
-        per_seed = [run_seed(config, seed + i, device) for i in range(config.n_seeds)]
+    per_seed = _all_seeds(config, seed, device)
     cells = [c for cs, _ in per_seed for c in cs]
     info = [{k: v for k, v in i.items() if k != "cpu"} for _, i in per_seed]
     cpu = [str(i["cpu"]) for _, i in per_seed]
