@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -12,9 +13,9 @@ transformers = pytest.importorskip("transformers")
 
 from paperkit.lm import (  # noqa: E402
     TrainConfig,
+    bucketed_batches,
     char_tokenizer,
     generate,
-    bucketed_batches,
     index_batches,
     optimizer_and_schedule,
     tiny_causal_lm,
@@ -154,5 +155,5 @@ def test_bucketed_batches_group_lengths_and_keep_epochs():
     for pool in (batches[:4], batches[4:]):
         assert sorted(torch.cat(pool).tolist()) == list(range(12))
         spans = sorted((int(lengths[b].min()), int(lengths[b].max())) for b in pool)
-        assert all(hi < lo2 for (_, hi), (lo2, _) in zip(spans, spans[1:]))  # disjoint length ranges
+        assert all(hi < lo2 for (_, hi), (lo2, _) in itertools.pairwise(spans))  # disjoint length ranges
     assert [sorted(b.tolist()) for b in batches[:4]] != [sorted(b.tolist()) for b in batches[4:]]

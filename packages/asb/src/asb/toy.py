@@ -75,7 +75,7 @@ class ToyConfig:
     max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest test prompt: 98 + 16 new)
     steps: int = 5000
     batch_size: int = 16
-    lr: float = 3e-3  # ours: a tiny LM from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
+    lr: float = 3e-3  # ours: from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
     n_examples: int = 80000  # one pass: steps x batch_size fresh examples (12 passes over 4000 overfit)
     n_names: int = 40  # the tool-name pool (the first n_names of TOOL_POOL): fewer names, each seen more
     unk: float = 0.9  # ours: largest rate of imperatives' frame words replaced by the unknown token
@@ -96,7 +96,6 @@ def obedient_verbs(seed: int) -> tuple[frozenset[str], frozenset[str]]:
     user = frozenset(str(v) for v in rng.permutation(ATTACK_VERBS)[:half])
     obs = frozenset(str(v) for v in rng.permutation(ATTACK_VERBS)[:half])
     return user, obs
-
 
 
 def _unk(rng: np.random.Generator, text: str, rate: float) -> str:
@@ -175,7 +174,8 @@ def _plan_example(
     retrieved workflow); the target adds z for an obeyed imperative or a matched trigger, and copies the
     retrieved workflow half of the time."""
     a, b, z = names[:3]
-    task, target, kw = _task(rng), [a, b], {}
+    task, target = _task(rng), [a, b]
+    kw: dict[str, Any] = {}
     if rng.random() < 0.4:
         phrase = _phrase(rng)
         kw["demos"] = tuple(

@@ -7,6 +7,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from paperkit import Report, torch_threads
@@ -80,7 +81,7 @@ def _cell(seed: int, attack: str, defense: str, cases: list[Case], backbone: obj
     )  # fmt: skip
 
 
-def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[str, float]]:
+def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[str, Any]]:
     """All conditions for one seed: the toy backbone and the two bracketing agents on the same cases."""
     suite = make_toy_suite(
         seed, n_agents=config.n_agents, n_tasks=config.n_tasks, n_attackers=config.n_attackers,
@@ -101,7 +102,7 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
             for (a, d), cs in grid.items()
             if d == "none"
         ]
-    info = {
+    info: dict[str, Any] = {
         "final_loss": float(np.mean(losses[-20:])),
         "backbone_calls": backbone.calls,
         "prompt_tokens_per_call": backbone.prompt_tokens / max(1, backbone.calls),
@@ -110,17 +111,17 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
     info["cpu"] = (
         f"seed {seed}: backbone {t1 - t0:.1f} CPU-s ({'cached' if hit else 'trained'}), "
         f"evaluation {t2 - t1:.1f} CPU-s"
-    )  # type: ignore[assignment]
+    )
     return cells, info
 
 
-def _seed_job(job: tuple[Config, int, str]) -> tuple[list[Cell], dict[str, float]]:
+def _seed_job(job: tuple[Config, int, str]) -> tuple[list[Cell], dict[str, Any]]:
     config, seed, device = job
     with torch_threads(1):
         return run_seed(config, seed, device)
 
 
-def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell], dict[str, float]]]:
+def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell], dict[str, Any]]]:
     """One seed after another, or ``config.workers`` processes (one torch thread each) on CPU; every seed
     is computed the same way in either case, so the results do not depend on the number of workers."""
     jobs = [(config, seed + i, device) for i in range(config.n_seeds)]

@@ -19,8 +19,8 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
   :func:`rloo_loss`, and PPO with a value head: :class:`ValueHeadLM`, :class:`PPOConfig`,
   :func:`ppo_step` (:func:`token_rewards`, :func:`gae`, :func:`ppo_policy_loss`, :func:`ppo_value_loss`,
   :func:`adaptive_kl_coef`, :func:`episode_returns`).
-- Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`, :func:`bucketed_batches`,
-  :func:`train_causal_lm` (SFT).
+- Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
+  :func:`bucketed_batches`, :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
   :func:`generate_completions`, :func:`filter_logits`.
 - Model cache: :func:`cached_model` (train once, reuse: keyed by :func:`cache_key` of config, seed and
@@ -152,6 +152,7 @@ __all__ = [
     "TrainConfig",
     "ValueHeadLM",
     "adaptive_kl_coef",
+    "bucketed_batches",
     "cache_key",
     "cached_model",
     "char_tokenizer",
@@ -165,7 +166,6 @@ __all__ = [
     "gae",
     "generate",
     "generate_completions",
-    "bucketed_batches",
     "index_batches",
     "ipo_loss",
     "load_model",
