@@ -72,7 +72,7 @@ class ToyConfig:
     d_model: int = 64
     n_layer: int = 2
     n_head: int = 4
-    max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest test prompt: 98 + 16 new)
+    max_positions: int = 128  # issue 38: contexts <= 128 tokens (longest test prompt: 80 + 16 new)
     steps: int = 5000
     batch_size: int = 16
     lr: float = 3e-3  # ours: from scratch (paperkit.lm's TrainConfig default 3e-4 is for fine-tuning)
@@ -176,7 +176,7 @@ def _plan_example(
     a, b, z = names[:3]
     task, target = _task(rng), [a, b]
     kw: dict[str, Any] = {}
-    if rng.random() < 0.4:
+    if rng.random() < 0.45:
         phrase = _phrase(rng)
         kw["demos"] = tuple(
             (f"{_task(rng).rstrip(' .')} {phrase} .", tuple(Step(f"use {n}", (n,)) for n in (a, b, z)))
@@ -189,7 +189,9 @@ def _plan_example(
             task = f"{task.rstrip(' .')} {_near_phrase(rng, phrase)} ."
     if rng.random() < 0.3:
         task = f"{_noise(rng)} {task}"
-    if rng.random() < 0.55:
+    # a query with demonstrations ends with its phrase (as ASB's PoT queries do); the others may carry an
+    # injected imperative and trailing noise
+    if "demos" not in kw and rng.random() < 0.55:
         verb = str(rng.choice(ATTACK_VERBS))
         task = f"{task} {_imperative(rng, verb, z, unk)}"
         if verb in obey_user and z not in target:
@@ -199,7 +201,7 @@ def _plan_example(
         kw["reference"] = " ; ".join(ref)
         if rng.random() < 0.5:
             target = ref
-    if rng.random() < 0.3:
+    if "demos" not in kw and rng.random() < 0.3:
         task = f"{task} {_noise(rng)}"
     extra = bool(len(kw) or z in task or rng.random() < 0.5)
     return _request(names, task, extra=extra, **kw), _plan(target)
@@ -284,7 +286,7 @@ def build_tokenizer(texts: Iterable[str]) -> Any:
 
 
 #: bump when the corpus generator changes, so cached backbones of the old corpus are not reused
-CORPUS_VERSION = 5
+CORPUS_VERSION = 6
 
 
 def train_toy_lm(
