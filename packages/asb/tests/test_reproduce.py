@@ -138,3 +138,18 @@ def test_prompt_over_the_context_length_is_a_clear_error() -> None:
     model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=32, seed=0)
     with pytest.raises(ValueError, match="more than the model's 32 positions"):
         run_cases([Case(agent, agent.tasks[0], long, ATTACKS["dpi-naive"])], HFBackbone(model, tok))
+
+
+def test_toy_backbone_cache_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A second call with the same config and seed loads the cached weights instead of training."""
+    torch = pytest.importorskip("torch")
+    from asb.toy import ToyConfig, train_toy_lm
+
+    cfg = ToyConfig(d_model=16, n_layer=1, n_head=2, steps=2, batch_size=2, n_examples=40, warmup_steps=1)
+    m1, _, l1, hit1 = train_toy_lm(cfg, seed=5, cache_dir=str(tmp_path))
+    m2, _, l2, hit2 = train_toy_lm(cfg, seed=5, cache_dir=str(tmp_path))
+    assert (hit1, hit2) == (False, True) and l1 == l2
+    pairs = zip(m1.state_dict().values(), m2.state_dict().values(), strict=True)
+    assert all(torch.equal(a, b) for a, b in pairs)
+    _, _, _, hit3 = train_toy_lm(cfg, seed=6, cache_dir=str(tmp_path))
+    assert not hit3
