@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 from paperkit import Claim
+from paperkit.stats import paired_difference
 
 from asb.metrics import nrp
 from asb.reproduce.config import Config
@@ -34,6 +35,13 @@ def _judge(claim: Claim, gate_ok: bool, *cells_asr: np.ndarray) -> Claim:
     if all(float(x.max()) == 0.0 for x in cells_asr):
         return _unjudged(claim, "ASR is 0 in every cell of the comparison on every seed")
     return claim
+
+
+def _ci(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """95% percentile-bootstrap interval of the mean paired (by seed) difference a - b (paperkit.stats;
+    with 3 seeds it is little more than the range of the differences)."""
+    iv = paired_difference(a, b, rng=np.random.default_rng(0), n_boot=2000).interval
+    return {"ci95_low": float(iv.low), "ci95_high": float(iv.high)}
 
 
 def _spread(x: np.ndarray) -> dict[str, float]:
@@ -89,7 +97,7 @@ def _mixed(cells: Sequence[object], config: Config, gate_ok: bool) -> Claim:
         paper="Mixed 84.30% vs DPI 72.68%, OPI 27.55% (README / Table 3 averages)",
         details={"asr_dpi": float(dpi.mean()), "asr_opi": float(opi.mean()),
                  "asr_dpi_opi": float(mixed.mean()),
-                 **{f"diff_{k}": v for k, v in _spread(diff).items()}},
+                 **{f"diff_{k}": v for k, v in _spread(diff).items()}, **_ci(mixed, np.maximum(dpi, opi))},
     )  # fmt: skip
     return _judge(claim, gate_ok, dpi, opi, mixed)
 
@@ -106,7 +114,12 @@ def _pot(cells: Sequence[object], config: Config, gate_ok: bool) -> list[Claim]:
             observed=float(gap.mean()),
             low=config.margins.pot_gap,
             paper="PoT ASR 42.12% average, 100% on GPT-4o (Table 3 / README)",
-            details={"asr_pot": float(pot.mean()), "asr_pot_clean": float(clean.mean()), **_spread(gap)},
+            details={
+                "asr_pot": float(pot.mean()),
+                "asr_pot_clean": float(clean.mean()),
+                **_spread(gap),
+                **_ci(pot, clean),
+            },
         ),
         Claim(
             name="pot-stealthy",
@@ -132,7 +145,11 @@ def _defenses(cells: Sequence[object], config: Config, gate_ok: bool) -> list[Cl
             observed=float((pot - para).mean()),
             low=config.margins.paraphrase_cut,
             paper="PoT ASR 42.12% -> 29.06% with paraphrase; DPI 78.38% -> 56.87% (README defense tables)",
-            details={"asr_pot": float(pot.mean()), "asr_pot_paraphrase": float(para.mean())},
+            details={
+                "asr_pot": float(pot.mean()),
+                "asr_pot_paraphrase": float(para.mean()),
+                **_ci(pot, para),
+            },
         ),
         Claim(
             name="delimiters-weak",
@@ -141,7 +158,11 @@ def _defenses(cells: Sequence[object], config: Config, gate_ok: bool) -> list[Cl
             observed=float(np.abs((dpi - delim).mean())),
             high=config.margins.delimiters_change,
             paper="DPI 78.38% -> 79.08% with delimiters (+0.69, README)",
-            details={"asr_dpi": float(dpi.mean()), "asr_dpi_delimiters": float(delim.mean())},
+            details={
+                "asr_dpi": float(dpi.mean()),
+                "asr_dpi_delimiters": float(delim.mean()),
+                **_ci(delim, dpi),
+            },
         ),
     )
     return [_judge(paraphrase, gate_ok, pot, para), _judge(delimiters, gate_ok, dpi, delim)]
