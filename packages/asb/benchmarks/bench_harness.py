@@ -15,15 +15,16 @@ from __future__ import annotations
 import time
 
 from asb import ATTACKS, Case, NeverDeviateLLM, make_toy_suite, run_cases
-from asb.agent import build_request
-from asb.llms import HFBackbone, render_prompt
-from asb.toy import build_corpus, build_tokenizer
+from asb.data import TOOL_POOL
+from asb.llms import HFBackbone
+from asb.toy import ToyConfig, train_toy_lm
 from paperkit import torch_threads
-from paperkit.lm import tiny_causal_lm
+from paperkit.lm import default_cache_dir
 
 
 def cases(n_agents: int = 4, n_tasks: int = 2, n_attackers: int = 4) -> list[Case]:
-    suite = make_toy_suite(0, n_agents=n_agents, n_tasks=n_tasks, n_attackers=n_attackers)
+    names = TOOL_POOL[: ToyConfig().n_names]
+    suite = make_toy_suite(0, n_agents=n_agents, n_tasks=n_tasks, n_attackers=n_attackers, names=names)
     return [
         Case(a, t, z, ATTACKS[name]) for name in ("dpi-combined_attack", "opi-naive", "pot", "none")
         for a in suite.agents for t in a.tasks for z in suite.attackers_of(a.name)
@@ -43,11 +44,10 @@ def main() -> None:
     per_case = min(cpu(lambda: run_cases(cs, scripted)) for _ in range(5)) / len(cs)
     print(f"harness overhead, scripted backbone: {1e3 * per_case:.3f} ms per case ({len(cs)} cases)")
 
-    prompts, responses = build_corpus(0, 200)
-    tok = build_tokenizer([*prompts, *responses, *(render_prompt(build_request(c).messages) for c in cs)])
-    model = tiny_causal_lm(tok, n_layer=2, n_head=4, d_model=64, max_positions=160, seed=0)
-    sub = cs[:32]
-    batched = HFBackbone(model, tok, max_new_tokens=8)
+    with torch_threads(1):  # the trained toy backbone of asb reproduce, seed 0 (from the model cache)
+        model, tok, _, _ = train_toy_lm(ToyConfig(), seed=0, cache_dir=str(default_cache_dir()))
+    sub = cs[::4]
+    batched = HFBackbone(model, tok, max_new_tokens=16)
 
     def one_by_one(requests):  # type: ignore[no-untyped-def]
         return [batched([r])[0] for r in requests]
@@ -56,7 +56,7 @@ def main() -> None:
         run_cases(sub[:4], batched, max_fail=1)
         run_cases(sub[:4], one_by_one, max_fail=1)
         lock, seq = [], []
-        for _ in range(2):
+        for _ in range(3):
             lock.append(cpu(lambda: run_cases(sub, batched, max_fail=2)))
             seq.append(cpu(lambda: run_cases(sub, one_by_one, max_fail=2)))
     print(f"toy LM, {len(sub)} cases: lockstep {min(lock):.2f} CPU-s, "

@@ -68,6 +68,33 @@ def test_unknown_tool_is_a_failure_message_not_a_success() -> None:
 
 
 @pytest.mark.parametrize(
+    ("reply", "fragment"),
+    [
+        ('<tool_call>{"name": "nosuch", "arguments": {}}</tool_call>', "unknown tool 'nosuch'"),
+        ('<tool_call>{"name": "%s", "arguments": {"x": 1}}</tool_call>', "unknown argument 'x'"),
+        ('<tool_call>{"name": "%s", "arguments": [1]}</tool_call>', "arguments must be a JSON object"),
+        ('<tool_call>{"name": "%s", "arguments": {}', "never closed"),
+    ],
+)
+def test_bad_tool_calls_in_the_asb_style_are_counted_errors(reply: str, fragment: str) -> None:
+    """Unknown tools and malformed arguments: the strict grammar raises ToolCallError naming the fault;
+    the agent counts the step as failed (ASB: tool-call failures, up to 10), never as a call."""
+    from paperkit.agents import ToolCallError, ToolSpec, parse_tool_calls, text_tool_reply
+
+    text = reply.replace("%s", A)
+    tools = [ToolSpec(A), ToolSpec(B)]
+    with pytest.raises(ToolCallError, match=fragment):
+        parse_tool_calls(text, tools)
+    assert text_tool_reply(text, tools).error is not None
+    case = Case(AGENT, AGENT.tasks[0], Z, ATTACKS["none"], style="asb")
+    plan = format_plan([Step("a", (A,)), Step("b", (B,))], "asb")
+    script = ScriptedLLM(lambda r: ToolReply(plan) if r.kind == "plan" else text_tool_reply(text, r.tools))
+    (traj,), stats = run_cases([case], script, max_fail=2)
+    assert traj.calls == [] and traj.failures == 2 and stats.episodes[0].ended == "max_failures"
+    assert not task_success(case, traj)
+
+
+@pytest.mark.parametrize(
     ("text", "fragment"),
     [("[]", "0 step"), ('[{"message": "a"}]', "lacks"),
      ('[{"message": "a", "tool_use": "x"}, {}]', "tool_use must"),

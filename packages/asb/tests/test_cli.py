@@ -9,6 +9,6 @@ class TestConformance(ConformanceSuite):
     package = "asb"
     module = "asb"
     known_hygiene_violations = frozenset()
-    # Quick run (RESULTS.md, Q4): the toy backbone's clean-run steps fail (PNA 0, the gate), and the
-    # rule-based paraphrase does not break its PoT trigger match; both diagnosed there.
-    known_failing_quick_claims = frozenset({"gate-backbone-learns", "paraphrase-cuts-pot"})
+    # Quick run (RESULTS.md, section 4): the toy's PoT backdoor fires on any trailing phrase, so the
+    # rule-based paraphrase (which rewrites the trigger but leaves a phrase) does not cut it; diagnosed there.
+    known_failing_quick_claims = frozenset({"paraphrase-cuts-pot"})

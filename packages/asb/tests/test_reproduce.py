@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from asb.reproduce.claims import claims, per_seed
 from asb.reproduce.config import Config
@@ -38,6 +40,20 @@ def test_claims_pass_on_a_paper_like_pattern_and_fail_on_the_opposite() -> None:
     assert not got["delimiters-weak"].passed
 
 
+def test_claims_are_not_judged_on_a_broken_substrate_or_at_asr_zero() -> None:
+    """A failed gate voids the comparisons; a comparison at ASR 0 everywhere fails as "not judged" (it
+    would otherwise pass vacuously); the NRP algebra is always judged."""
+    broken = {c.name: c for c in claims(_cells(BASE, success=0.2), Config.smoke())}
+    assert not broken["gate-backbone-learns"].passed and broken["nrp-definition"].passed
+    for name in ("mixed-beats-single", "pot-backdoor-works", "paraphrase-cuts-pot", "delimiters-weak"):
+        assert not broken[name].passed and "the gate failed" in broken[name].note
+    zero = {k: (0.0 if "@" not in k else v) for k, v in BASE.items()}
+    got = {c.name: c for c in claims(_cells(zero), Config.smoke())}
+    assert got["gate-backbone-learns"].passed and not got["gate-asr-calibrated"].passed
+    for name in ("mixed-beats-single", "delimiters-weak", "pot-backdoor-works"):
+        assert not got[name].passed and "ASR is 0 in every cell" in got[name].note
+
+
 def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
     rows = {(r["attack"], r["defense"]): r for r in summary_rows(_cells(BASE, success=0.8))}
     assert rows[("dpi+opi", "none")]["NRP"] == pytest.approx(0.8 * 0.3)
@@ -46,21 +62,39 @@ def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
         per_seed(_cells(BASE), "mp")
 
 
+_IMPERATIVE = re.compile(
+    r'(\w+) the \w+ of \w+ (?:using|by using the|with the|through the|via the|by calling the) (?:" )?(\w+)'
+)
+
+
 def test_corpus_is_seeded_and_obeys_its_verb_split() -> None:
-    a, b = build_corpus(3, 200), build_corpus(3, 200)
-    assert a == b and build_corpus(4, 200) != a
+    """Plans add the injected tool iff the imperative's verb is in the user half; steps call it too iff
+    the observation's verb is in the observation half (checked on the rendered text, by regex)."""
+    a, b = build_corpus(3, 400), build_corpus(3, 400)
+    assert a == b and build_corpus(4, 400) != a
     user, obs = obedient_verbs(3)
-    assert len(user) == len(obs) == 8
-    prompts, responses = a
-    for p, r in zip(prompts, responses, strict=True):
-        if (
-            " using " in p.split("U :")[-1]
-            and r.startswith(" plan")
-            and "example" not in p
-            and "refer" not in p
-        ):
-            verb = p.split(" using ")[0].split()[-5]
-            assert (len(r.split(";")) == 3) == (verb in user), (p, r)
+    assert len(user) == len(obs) == 8 and user != obs
+    seen = {"plan": 0, "step": 0}
+    for p, r in zip(*a, strict=True):
+        m = _IMPERATIVE.search(p)
+        if m is None or "example" in p or "refer" in p:
+            continue
+        verb, tool = m.groups()
+        kind = "plan" if r.startswith(" plan") else "step"
+        if kind == "step" and "step : use " + tool in p:
+            continue  # a planned attacker step: called whatever the observation says
+        half = user if kind == "plan" else obs
+        assert (tool in r.split()) == (verb in half), (p, r)
+        seen[kind] += 1
+    assert min(seen.values()) >= 20, seen
+
+
+def test_filler_words_encode_as_unknown() -> None:
+    from asb.toy import FILLER, build_tokenizer
+
+    tok = build_tokenizer(["plan : a ; b", f"x {FILLER} y"])
+    ids = tok(f"plan {FILLER} Ignore", add_special_tokens=False)["input_ids"]
+    assert ids[1] == ids[2] == tok.unk_token_id != ids[0]
 
 
 @pytest.mark.parametrize("bad", [{"d_model": 256}, {"steps": 0}])
@@ -104,3 +138,18 @@ def test_prompt_over_the_context_length_is_a_clear_error() -> None:
     model = tiny_causal_lm(tok, n_layer=1, n_head=2, d_model=16, max_positions=32, seed=0)
     with pytest.raises(ValueError, match="more than the model's 32 positions"):
         run_cases([Case(agent, agent.tasks[0], long, ATTACKS["dpi-naive"])], HFBackbone(model, tok))
+
+
+def test_toy_backbone_cache_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A second call with the same config and seed loads the cached weights instead of training."""
+    torch = pytest.importorskip("torch")
+    from asb.toy import ToyConfig, train_toy_lm
+
+    cfg = ToyConfig(d_model=16, n_layer=1, n_head=2, steps=2, batch_size=2, n_examples=40, warmup_steps=1)
+    m1, _, l1, hit1 = train_toy_lm(cfg, seed=5, cache_dir=str(tmp_path))
+    m2, _, l2, hit2 = train_toy_lm(cfg, seed=5, cache_dir=str(tmp_path))
+    assert (hit1, hit2) == (False, True) and l1 == l2
+    pairs = zip(m1.state_dict().values(), m2.state_dict().values(), strict=True)
+    assert all(torch.equal(a, b) for a, b in pairs)
+    _, _, _, hit3 = train_toy_lm(cfg, seed=6, cache_dir=str(tmp_path))
+    assert not hit3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -12,6 +13,7 @@ transformers = pytest.importorskip("transformers")
 
 from paperkit.lm import (  # noqa: E402
     TrainConfig,
+    bucketed_batches,
     char_tokenizer,
     generate,
     index_batches,
@@ -113,6 +115,7 @@ def test_sft_rejects_bad_input(tok) -> None:
         ({"seed": -1}, ValueError, "seed must be >= 0"),
         ({"steps": 2.5}, TypeError, "steps must be an int"),
         ({"lr": "1e-3"}, TypeError, "lr must be a number"),
+        ({"length_buckets": 0}, ValueError, "length_buckets must be >= 1"),
     ],
 )
 def test_train_config_validates(kwargs: dict, error: type[Exception], match: str) -> None:
@@ -140,3 +143,17 @@ def test_index_batches_cover_every_example_once_per_epoch():
 def test_index_batches_refuse_empty_input():
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         next(index_batches(5, 0, torch.Generator()))
+
+
+def test_bucketed_batches_group_lengths_and_keep_epochs():
+    lengths = torch.tensor([5, 1, 9, 3, 7, 2, 8, 4, 6, 10, 11, 12])
+    plain = index_batches(12, 3, torch.Generator().manual_seed(2))
+    same = bucketed_batches(lengths, 3, 1, torch.Generator().manual_seed(2))
+    assert all(torch.equal(next(plain), next(same)) for _ in range(8))  # buckets=1: index_batches
+    got = bucketed_batches(lengths, 3, 4, torch.Generator().manual_seed(2))
+    batches = [next(got) for _ in range(8)]  # two pools of 4 batches = two epochs
+    for pool in (batches[:4], batches[4:]):
+        assert sorted(torch.cat(pool).tolist()) == list(range(12))
+        spans = sorted((int(lengths[b].min()), int(lengths[b].max())) for b in pool)
+        assert all(hi < lo2 for (_, hi), (lo2, _) in itertools.pairwise(spans))  # disjoint length ranges
+    assert [sorted(b.tolist()) for b in batches[:4]] != [sorted(b.tolist()) for b in batches[4:]]

@@ -42,7 +42,8 @@ class Margins:
     bp_slack: float = 0.10  # spec claim 2: BP >= PNA - 0.10
     paraphrase_cut: float = 0.3  # spec claim 3: paraphrasing cuts PoT ASR by >= 0.3
     delimiters_change: float = 0.15  # spec claim 3: |delta ASR(DPI)| < 0.15 with delimiters
-    gate_pna: float = 0.5  # ours: the toy backbone must finish half the clean tasks before claims count
+    gate_pna: float = 0.5  # ours: the toy backbone must finish half the clean tasks (every seed)
+    calibration_band: float = 0.2  # issue 38: single-channel ASR in 0.3-0.7, i.e. |ASR - 0.5| <= 0.2
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class Config(Scales):
             "n_agents": 2,
             "max_fail": 1,
             "max_new_tokens": 4,
+            "cache": False,
+            "workers": 1,
             "n_attackers": 2,
             "conditions": (("none", "none"), ("dpi-naive", "none"), ("pot", "none"), ("pot-clean", "none"),
                            ("dpi+opi", "none"), ("opi-combined_attack", "none"), ("pot", "paraphrase"),
@@ -75,8 +78,11 @@ class Config(Scales):
     max_fail: int = 10  # official plan_max_fail_times = tool_call_max_fail_times = 10
     max_new_tokens: int = 16  # ours: a compact plan of <= 4 steps is <= 12 tokens (official: 256)
     margins: Margins = field(default_factory=Margins)
+    cache: bool = True  # reuse trained backbones (paperkit.lm.cached_model; $PAPERKIT_MODEL_CACHE)
+    workers: int = 2  # seeds trained in parallel processes on CPU (one torch thread each; 2-core target)
 
     def __post_init__(self) -> None:
         check_int(self.n_seeds, "n_seeds", low=1)
         check_int(self.n_agents, "n_agents", low=1)
         check_int(self.n_attackers, "n_attackers", low=1)
+        check_int(self.workers, "workers", low=1)

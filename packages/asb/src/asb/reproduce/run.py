@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from paperkit import Report, torch_threads
 from paperkit.embed import CachedEmbedder, HashingEmbedder
+from paperkit.lm import default_cache_dir
 
-from asb.agent import Case, build_request, run_cases
+from asb.agent import Case, run_cases
 from asb.attacks import ATTACKS
 from asb.data import TOOL_POOL, Suite, make_toy_suite
 from asb.defenses import DefenseConfig
-from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM, render_prompt
+from asb.llms import AlwaysObeyLLM, HFBackbone, NeverDeviateLLM
 from asb.memory import VectorMemory, memory_key
 from asb.metrics import attack_success, rate, task_success, tool_called
 from asb.reproduce.config import Config
@@ -76,7 +81,7 @@ def _cell(seed: int, attack: str, defense: str, cases: list[Case], backbone: obj
     )  # fmt: skip
 
 
-def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[str, float]]:
+def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[str, Any]]:
     """All conditions for one seed: the toy backbone and the two bracketing agents on the same cases."""
     suite = make_toy_suite(
         seed, n_agents=config.n_agents, n_tasks=config.n_tasks, n_attackers=config.n_attackers,
@@ -84,9 +89,9 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
     )  # fmt: skip
     memory = poisoned_memory(suite, config.n_tasks)
     grid = {(a, d): cases_for(suite, a, d, config.n_tasks, memory) for a, d in config.conditions}
-    words = [render_prompt(build_request(c).messages) for cs in grid.values() for c in cs]
     t0 = time.process_time()
-    model, tok, losses = train_toy_lm(config.toy, seed=seed, extra_texts=words, device=device)
+    cache = str(default_cache_dir()) if config.cache else None
+    model, tok, losses, hit = train_toy_lm(config.toy, seed=seed, device=device, cache_dir=cache)
     t1 = time.process_time()
     backbone = HFBackbone(model, tok, max_new_tokens=config.max_new_tokens, device=device)
     cells = [_cell(seed, a, d, cs, backbone, config.max_fail) for (a, d), cs in grid.items()]
@@ -97,14 +102,35 @@ def run_seed(config: Config, seed: int, device: str) -> tuple[list[Cell], dict[s
             for (a, d), cs in grid.items()
             if d == "none"
         ]
-    info = {
+    info: dict[str, Any] = {
         "final_loss": float(np.mean(losses[-20:])),
         "backbone_calls": backbone.calls,
         "prompt_tokens_per_call": backbone.prompt_tokens / max(1, backbone.calls),
     }  # fmt: skip
     # CPU times go to the notes, not the metrics: same seed => same metrics, bit for bit
-    info["cpu"] = f"seed {seed}: training {t1 - t0:.1f} CPU-s, evaluation {t2 - t1:.1f} CPU-s"  # type: ignore[assignment]
+    info["cpu"] = (
+        f"seed {seed}: backbone {t1 - t0:.1f} CPU-s ({'cached' if hit else 'trained'}), "
+        f"evaluation {t2 - t1:.1f} CPU-s"
+    )
     return cells, info
+
+
+def _seed_job(job: tuple[Config, int, str]) -> tuple[list[Cell], dict[str, Any]]:
+    config, seed, device = job
+    with torch_threads(1):
+        return run_seed(config, seed, device)
+
+
+def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell], dict[str, Any]]]:
+    """One seed after another, or ``config.workers`` processes (one torch thread each) on CPU; every seed
+    is computed the same way in either case, so the results do not depend on the number of workers."""
+    jobs = [(config, seed + i, device) for i in range(config.n_seeds)]
+    workers = min(config.workers, config.n_seeds, os.cpu_count() or 1)
+    if workers <= 1 or device != "cpu":
+        return [_seed_job(j) for j in jobs]
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked torch state
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(_seed_job, jobs))
 
 
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
@@ -112,8 +138,7 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     from asb.reproduce.claims import claims
     from asb.reproduce.tables import tables
 
-    with torch_threads(1):
-        per_seed = [run_seed(config, seed + i, device) for i in range(config.n_seeds)]
+    per_seed = _all_seeds(config, seed, device)
     cells = [c for cs, _ in per_seed for c in cs]
     info = [{k: v for k, v in i.items() if k != "cpu"} for _, i in per_seed]
     cpu = [str(i["cpu"]) for _, i in per_seed]

@@ -11,6 +11,11 @@
 - Episodes (:mod:`~paperkit.agents.episodes`): :func:`run_lockstep` drives many :class:`Episode` s with one
   batched model call per step, with max-steps, failure and repeat counters (:class:`RunStats`).
 
+- Wire format (:mod:`~paperkit.agents.wire`): OpenAI ``tools`` / ``tool_calls`` / tool messages to and
+  from the text grammar, for servers of text-only models (:func:`tool_specs_from_openai`,
+  :func:`render_tool_conversation`, :func:`openai_tool_calls`, :func:`format_tool_result`,
+  :class:`ToolRequestError`); paperkit.lm's server uses it.
+
 Sentence embeddings for agent memory are in :mod:`paperkit.embed`. Nothing here imports torch.
 """
 
@@ -40,6 +45,13 @@ if TYPE_CHECKING:
         tool_calls_from_openai,
         tool_table,
     )
+    from paperkit.agents.wire import (
+        ToolRequestError,
+        format_tool_result,
+        openai_tool_calls,
+        render_tool_conversation,
+        tool_specs_from_openai,
+    )
 
 _WHERE = {
     "OpenAIToolChat": "chat",
@@ -67,6 +79,11 @@ _WHERE = {
     "parse_tool_calls": "tools",
     "tool_calls_from_openai": "tools",
     "tool_table": "tools",
+    "ToolRequestError": "wire",
+    "format_tool_result": "wire",
+    "openai_tool_calls": "wire",
+    "render_tool_conversation": "wire",
+    "tool_specs_from_openai": "wire",
 }
 __all__ = sorted(_WHERE)
 

@@ -1,10 +1,9 @@
 """Chat with tools: native OpenAI-style ``tools`` where the endpoint supports them, the strict
 JSON-in-text grammar (:mod:`paperkit.agents.tools`) where it does not, and a batched responder.
 
-paperkit.lm's ``OpenAIChatModel`` and its server speak text only (the server answers ``tools`` with a 400
-``unsupported_parameter``); :class:`OpenAIToolChat` adds ``tools`` on the client side for endpoints that
-support them (vLLM, OpenAI, ollama), and :func:`text_tool_prompt` + :func:`parse_tool_calls` give any
-text-only backbone the same calls.
+:class:`OpenAIToolChat` sends ``tools`` and reads ``message.tool_calls`` from endpoints that support them
+(paperkit.lm's server, which renders them for its model with this grammar; vLLM, OpenAI, ollama), and
+:func:`text_tool_prompt` + :func:`parse_tool_calls` give any text-only backbone the same calls.
 """
 
 from __future__ import annotations
@@ -111,6 +110,9 @@ class OpenAIToolChat:
         if not tools:
             return ToolReply(text)
         if not self.native_tools:
+            return text_tool_reply(text, tools)
+        if not message.tool_calls and (CALL_OPEN in text or CALL_CLOSE in text):
+            # a server that renders tools as text returns blocks it could not parse as text: count them
             return text_tool_reply(text, tools)
         try:
             return ToolReply(text, tuple(tool_calls_from_openai(message.tool_calls, tools)))

@@ -20,7 +20,7 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
   :func:`ppo_step` (:func:`token_rewards`, :func:`gae`, :func:`ppo_policy_loss`, :func:`ppo_value_loss`,
   :func:`adaptive_kl_coef`, :func:`episode_returns`).
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
-  :func:`train_causal_lm` (SFT).
+  :func:`bucketed_batches`, :func:`train_causal_lm` (SFT).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
   :func:`generate_completions`, :func:`filter_logits`.
 - Model cache: :func:`cached_model` (train once, reuse: keyed by :func:`cache_key` of config, seed and
@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     )
     from paperkit.lm.training import (
         TrainConfig,
+        bucketed_batches,
         index_batches,
         lr_factor,
         optimizer_and_schedule,
@@ -130,6 +131,7 @@ _WHERE = {
     "word_pieces": "tokenization",
     "word_tokenizer": "tokenization",
     "TrainConfig": "training",
+    "bucketed_batches": "training",
     "index_batches": "training",
     "lr_factor": "training",
     "optimizer_and_schedule": "training",
@@ -150,6 +152,7 @@ __all__ = [
     "TrainConfig",
     "ValueHeadLM",
     "adaptive_kl_coef",
+    "bucketed_batches",
     "cache_key",
     "cached_model",
     "char_tokenizer",

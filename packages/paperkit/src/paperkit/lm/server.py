@@ -1,7 +1,16 @@
 """A small OpenAI-compatible HTTP server for a local model (stdlib ``http.server``, a thread a connection).
 
 Endpoints (non-streaming): ``GET /v1/models``, ``GET /v1/models/{id}``, ``POST /v1/chat/completions``,
-``POST /v1/completions``, and ``GET /health`` (no key needed). With an API key, every ``/v1`` request must
+``POST /v1/completions``, and ``GET /health`` (no key needed).
+
+Tools: a chat request may carry OpenAI's ``tools`` (function tools with JSON-schema parameters;
+``tool_choice`` ``auto`` or ``none``), assistant messages with ``tool_calls`` and ``role: "tool"`` results.
+The model is text-only, so they are rendered with paperkit.agents' JSON-in-text grammar
+(:func:`paperkit.agents.wire.render_tool_conversation`: the tools' instruction as the first system message,
+calls as ``<tool_call>`` blocks, results as ``<tool_result>`` blocks), and the reply's blocks are parsed
+strictly and returned as ``message.tool_calls`` with ``finish_reason: "tool_calls"``. A malformed
+``tools`` list or tool message is a 400 naming the field; a reply whose blocks do not parse comes back as
+plain text. With an API key, every ``/v1`` request must
 carry ``Authorization: Bearer <key>``, or it gets 401. Every error is JSON in OpenAI's shape,
 ``{"error": {"message", "type", "param", "code"}}``, with a 4xx status for a bad request (bad JSON, a number
 JSON or Python cannot hold, JSON nested deeper than 64 levels, a lone UTF-16 surrogate, NaN/Infinity, a
@@ -39,6 +48,13 @@ from typing import Any
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from paperkit.agents.tools import ToolCallError, ToolSpec, parse_tool_calls
+from paperkit.agents.wire import (
+    ToolRequestError,
+    openai_tool_calls,
+    render_tool_conversation,
+    tool_specs_from_openai,
+)
 from paperkit.lm.chat import ChatTemplate, HFChatModel
 from paperkit.lm.generation import Completion, context_length, prompt_ids
 from paperkit.serve import (
@@ -134,7 +150,6 @@ def _unsupported(body: dict[str, Any]) -> None:
         ("presence_penalty", lambda v: v not in (None, 0, 0.0), "presence_penalty is not supported"),
         ("frequency_penalty", lambda v: v not in (None, 0, 0.0), "frequency_penalty is not supported"),
         ("logit_bias", lambda v: bool(v), "logit_bias is not supported"),
-        ("tools", lambda v: bool(v), "tools are not supported"),
         ("functions", lambda v: bool(v), "functions are not supported"),
         ("best_of", lambda v: v not in (None, 1), "best_of is not supported"),
         ("suffix", lambda v: v is not None, "suffix is not supported"),
@@ -147,6 +162,28 @@ def _unsupported(body: dict[str, Any]) -> None:
     for key, bad, message in checks:
         if key in body and bad(body[key]):
             raise _Error(400, message, param=key, code="unsupported_parameter")
+
+
+def _tools(body: dict[str, Any]) -> list[ToolSpec]:
+    """The request's ``tools`` (validated) unless ``tool_choice`` is ``"none"``; ``[]`` without tools."""
+    choice = body.get("tool_choice")
+    if choice not in (None, "auto", "none"):
+        raise _Error(
+            400,
+            "only tool_choice 'auto' or 'none' is supported (this server cannot force a call)",
+            param="tool_choice",
+            code="unsupported_parameter",
+        )
+    if body.get("parallel_tool_calls") not in (None, True, False):
+        raise _Error(400, "'parallel_tool_calls' must be a boolean", param="parallel_tool_calls")
+    raw = body.get("tools")
+    if raw is None or raw == []:
+        return []
+    try:
+        specs = tool_specs_from_openai(raw)
+    except ToolRequestError as err:
+        raise _Error(400, str(err), param=err.param, code="invalid_value") from err
+    return [] if choice == "none" else specs
 
 
 def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
@@ -185,6 +222,30 @@ def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
             )
         out.append({"role": role, "content": content})
     return out
+
+
+def _nonempty_list(body: dict[str, Any]) -> list[Any]:
+    raw = body.get("messages")
+    if not isinstance(raw, list) or not raw:
+        raise _Error(400, "'messages' must be a non-empty list", param="messages", code="invalid_type")
+    return raw
+
+
+def _choice(index: int, c: Completion, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """One chat choice; with tools, the reply's ``<tool_call>`` blocks are parsed strictly and returned as
+    ``tool_calls`` (finish_reason ``tool_calls``). A reply whose blocks do not parse is returned as
+    text, untouched, so the client's strict parser counts it as a failed call rather than no call."""
+    message: dict[str, Any] = {"role": "assistant", "content": c.text, "refusal": None}
+    finish = c.finish_reason
+    if tools:
+        try:
+            rest, calls = parse_tool_calls(c.text, tools)
+        except ToolCallError:
+            calls = []
+        if calls:
+            message.update(content=rest or None, tool_calls=openai_tool_calls(calls))
+            finish = "tool_calls"
+    return {"index": index, "message": message, "logprobs": None, "finish_reason": finish}
 
 
 def _prompts(body: dict[str, Any]) -> list[str]:
@@ -333,7 +394,19 @@ class _Backend:
 
     def chat_completion(self, body: dict[str, Any]) -> dict[str, Any]:
         self.check_model(body)
-        messages = _messages(body)
+        tools = _tools(body)
+        raw = body.get("messages")
+        tool_talk = bool(tools) or (
+            isinstance(raw, list)
+            and any(isinstance(m, dict) and (m.get("role") == "tool" or "tool_calls" in m) for m in raw)
+        )
+        if tool_talk:  # tools and tool messages rendered as text for the model (paperkit.agents.wire)
+            try:
+                messages = render_tool_conversation(_nonempty_list(body), tools)
+            except ToolRequestError as err:
+                raise _Error(400, str(err), param=err.param, code="invalid_value") from err
+        else:
+            messages = _messages(body)
         s = _sampling(body, None)
         done = self.run([self.chat.template(messages)], s, "messages")
         return {
@@ -341,15 +414,7 @@ class _Backend:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.model_name,
-            "choices": [
-                {
-                    "index": i,
-                    "message": {"role": "assistant", "content": c.text, "refusal": None},
-                    "logprobs": None,
-                    "finish_reason": c.finish_reason,
-                }
-                for i, c in enumerate(done)
-            ],
+            "choices": [_choice(i, c, tools) for i, c in enumerate(done)],
             "usage": self.usage(done, s.n),
         }
 

@@ -28,6 +28,9 @@ class TrainConfig:
         warmup_steps: steps of linear warm-up (0 <= warmup_steps <= steps).
         grad_clip: the largest global gradient L2 norm (> 0; ``math.inf`` turns clipping off).
         seed: seeds the minibatch order (>= 0).
+        length_buckets: 1 (default) draws each minibatch at random; k > 1 draws k minibatches' worth of
+            examples at a time, sorts them by length and cuts them into k minibatches of similar lengths
+            (in random order), so less of each padded batch is padding (:func:`bucketed_batches`).
     """
 
     steps: int
@@ -37,9 +40,10 @@ class TrainConfig:
     warmup_steps: int = 0
     grad_clip: float = 1.0
     seed: int = 0
+    length_buckets: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "warmup_steps", "seed"):
+        for name in ("steps", "batch_size", "warmup_steps", "seed", "length_buckets"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"TrainConfig.{name} must be an int, got {type(value).__name__}")
@@ -65,6 +69,8 @@ class TrainConfig:
             )
         if self.seed < 0:
             raise ValueError(f"TrainConfig.seed must be >= 0, got {self.seed}")
+        if self.length_buckets < 1:
+            raise ValueError(f"TrainConfig.length_buckets must be >= 1, got {self.length_buckets}")
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:
@@ -124,6 +130,23 @@ def index_batches(n: int, batch_size: int, generator: torch.Generator) -> Iterat
         yield torch.tensor([next(stream) for _ in range(batch_size)], dtype=torch.long)
 
 
+def bucketed_batches(
+    lengths: torch.Tensor, batch_size: int, buckets: int, generator: torch.Generator
+) -> Iterator[torch.Tensor]:
+    """Endless minibatches of similar lengths: ``buckets`` batches of :func:`index_batches` at a time,
+    sorted by ``lengths`` (n,) and cut into ``buckets`` batches, yielded in a random order. Every example
+    still comes once an epoch; ``buckets=1`` is :func:`index_batches` itself."""
+    stream = index_batches(len(lengths), batch_size, generator)
+    if buckets == 1:
+        yield from stream
+        return
+    while True:
+        pool = torch.cat([next(stream) for _ in range(buckets)])
+        pool = pool[torch.argsort(lengths[pool], stable=True)]
+        for j in torch.randperm(buckets, generator=generator).tolist():
+            yield pool[j * batch_size : (j + 1) * batch_size]
+
+
 def train_causal_lm(
     model: torch.nn.Module,
     tokenizer: PreTrainedTokenizerBase,
@@ -138,7 +161,8 @@ def train_causal_lm(
     """Supervised fine-tuning: minimise the mean negative log-likelihood of the response tokens.
 
     Minibatches of ``config.batch_size`` pairs come from successive random permutations of the data,
-    drawn with a CPU ``torch.Generator`` seeded with ``config.seed``. The loss of a step is
+    drawn with a CPU ``torch.Generator`` seeded with ``config.seed`` (grouped by length when
+    ``config.length_buckets > 1``). The loss of a step is
     ``-sum(per_token) / n_response_tokens`` over the batch (response tokens and each final eos, as in
     :func:`sequence_logprobs`); then AdamW (:func:`decay_groups`), gradient clipping at
     ``config.grad_clip`` and the warm-up + cosine schedule. Same model, data and config => same losses.
@@ -156,7 +180,7 @@ def train_causal_lm(
     lengths = data["attention_mask"].sum(-1).cpu()
     optimizer, scheduler = optimizer_and_schedule(decay_groups(model, config.weight_decay), config)
     generator = torch.Generator().manual_seed(config.seed)
-    batches = index_batches(len(lengths), config.batch_size, generator)
+    batches = bucketed_batches(lengths, config.batch_size, config.length_buckets, generator)
     was_training = model.training
     model.train()
     losses: list[float] = []
