@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paperkit.exports import lazy_exports
+from paperkit.exports import public_api
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, public_api parses them
     from paperkit.agents.chat import (
         OpenAIToolChat,
         ToolReply,
@@ -53,38 +53,5 @@ if TYPE_CHECKING:
         tool_specs_from_openai,
     )
 
-_WHERE = {
-    "OpenAIToolChat": "chat",
-    "ToolReply": "chat",
-    "batched_responder": "chat",
-    "text_tool_prompt": "chat",
-    "text_tool_reply": "chat",
-    "Episode": "episodes",
-    "EpisodeStats": "episodes",
-    "RunStats": "episodes",
-    "StepStatus": "episodes",
-    "run_lockstep": "episodes",
-    "ChatJudge": "judge",
-    "Judge": "judge",
-    "JudgeTally": "judge",
-    "RuleJudge": "judge",
-    "Verdict": "judge",
-    "parse_verdict": "judge",
-    "tally": "judge",
-    "ToolCall": "tools",
-    "ToolCallError": "tools",
-    "ToolSpec": "tools",
-    "check_arguments": "tools",
-    "format_tool_call": "tools",
-    "parse_tool_calls": "tools",
-    "tool_calls_from_openai": "tools",
-    "tool_table": "tools",
-    "ToolRequestError": "wire",
-    "format_tool_result": "wire",
-    "openai_tool_calls": "wire",
-    "render_tool_conversation": "wire",
-    "tool_specs_from_openai": "wire",
-}
-__all__ = sorted(_WHERE)
 
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = public_api(__name__, eager=())

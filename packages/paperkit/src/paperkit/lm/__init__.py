@@ -38,9 +38,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paperkit.exports import lazy_exports
+from paperkit.exports import public_api
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the public names, once: type checkers read them, public_api parses them
     from paperkit.lm.cache import CachedModel, cache_key, cached_model, default_cache_dir
     from paperkit.lm.chat import ChatModel, ChatTemplate, HFChatModel, OpenAIChatModel
     from paperkit.lm.generation import Completion, filter_logits, generate, generate_completions
@@ -83,119 +83,8 @@ if TYPE_CHECKING:
         train_causal_lm,
     )
 
-_WHERE = {
-    "CachedModel": "cache",
-    "cache_key": "cache",
-    "cached_model": "cache",
-    "default_cache_dir": "cache",
-    "ChatModel": "chat",
-    "ChatTemplate": "chat",
-    "HFChatModel": "chat",
-    "OpenAIChatModel": "chat",
-    "Completion": "generation",
-    "filter_logits": "generation",
-    "generate": "generation",
-    "generate_completions": "generation",
-    "load_model": "models",
-    "save_model": "models",
-    "tiny_causal_lm": "models",
-    "dpo_loss": "preference",
-    "dpo_pl_loss": "preference",
-    "ipo_loss": "preference",
-    "orpo_loss": "preference",
-    "simpo_loss": "preference",
-    "PPOConfig": "rl",
-    "Rollout": "rl",
-    "ValueHeadLM": "rl",
-    "adaptive_kl_coef": "rl",
-    "concat_rollouts": "rl",
-    "episode_returns": "rl",
-    "gae": "rl",
-    "ppo_policy_loss": "rl",
-    "ppo_step": "rl",
-    "ppo_value_loss": "rl",
-    "reinforce_loss": "rl",
-    "rloo_advantages": "rl",
-    "rloo_loss": "rl",
-    "sample_k": "rl",
-    "sequence_kl": "rl",
-    "token_rewards": "rl",
-    "whiten": "rl",
-    "encode_prompt_response": "scoring",
-    "sequence_logprobs": "scoring",
-    "LMServer": "server",
-    "serve": "server",
-    "SPECIAL_TOKENS": "tokenization",
-    "char_tokenizer": "tokenization",
-    "train_bpe_tokenizer": "tokenization",
-    "word_pieces": "tokenization",
-    "word_tokenizer": "tokenization",
-    "TrainConfig": "training",
-    "bucketed_batches": "training",
-    "index_batches": "training",
-    "lr_factor": "training",
-    "optimizer_and_schedule": "training",
-    "train_causal_lm": "training",
-}
 
-__all__ = [
-    "SPECIAL_TOKENS",
-    "CachedModel",
-    "ChatModel",
-    "ChatTemplate",
-    "Completion",
-    "HFChatModel",
-    "LMServer",
-    "OpenAIChatModel",
-    "PPOConfig",
-    "Rollout",
-    "TrainConfig",
-    "ValueHeadLM",
-    "adaptive_kl_coef",
-    "bucketed_batches",
-    "cache_key",
-    "cached_model",
-    "char_tokenizer",
-    "concat_rollouts",
-    "default_cache_dir",
-    "dpo_loss",
-    "dpo_pl_loss",
-    "encode_prompt_response",
-    "episode_returns",
-    "filter_logits",
-    "gae",
-    "generate",
-    "generate_completions",
-    "index_batches",
-    "ipo_loss",
-    "load_model",
-    "lr_factor",
-    "optimizer_and_schedule",
-    "orpo_loss",
-    "ppo_policy_loss",
-    "ppo_step",
-    "ppo_value_loss",
-    "reinforce_loss",
-    "rloo_advantages",
-    "rloo_loss",
-    "sample_k",
-    "save_model",
-    "sequence_kl",
-    "sequence_logprobs",
-    "serve",
-    "simpo_loss",
-    "tiny_causal_lm",
-    "token_rewards",
-    "train_bpe_tokenizer",
-    "train_causal_lm",
-    "whiten",
-    "word_pieces",
-    "word_tokenizer",
-]
-assert set(__all__) == set(_WHERE)
-
-
-_lazy_getattr, __dir__ = lazy_exports(__name__, _WHERE)
+_lazy_getattr, __dir__, __all__ = public_api(__name__, eager=())
 
 
 def __getattr__(name: str) -> Any:
@@ -205,6 +94,6 @@ def __getattr__(name: str) -> Any:
         if err.name and err.name.split(".")[0] in ("torch", "transformers", "tokenizers", "openai"):
             raise ImportError(
                 f"paperkit.lm.{name} needs the 'lm' extra ({err.name} is not installed): "
-                "pip install 'paperkit[lm]'"
+                "pip install 'iclr25-paperkit[lm]'"
             ) from err
         raise

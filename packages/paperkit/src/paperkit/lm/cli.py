@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         from paperkit.lm.models import load_model
         from paperkit.lm.server import serve
     except ImportError as err:
-        _fail(parser, f"the lm extra is not installed ({err}); install 'paperkit[lm]'")
+        _fail(parser, f"the lm extra is not installed ({err}); install 'iclr25-paperkit[lm]'")
     try:
         model, tokenizer = load_model(folder, device=device)
     except Exception as err:  # a broken folder: one line, not a traceback
