@@ -47,34 +47,52 @@ def claims(
     config: Config,
     seeds: tuple[int, ...],
 ) -> tuple[list[Claim], dict[str, Any]]:
-    mg, q = config.margins, per_seed(traces, config)
-    rng = np.random.default_rng(0)
+    q = per_seed(traces, config)
     widths = np.asarray(config.widths, float)
-    bound = traces["lambda0"] / (2 * config.n**2)
     slope_init = loglog_slope(np.asarray(config.sweep_widths, float), sweep.mean(axis=0))
     res_slope = loglog_slope(np.asarray(config.sweep_widths, float), res_sweep.mean(axis=0))
     mse_slopes = np.array([loglog_slope(widths, row) for row in q["kc_mse"]])
-    log_ratio = paired_difference(
-        np.log(q["ce_last"]), np.log(q["mse_last"]), rng=rng, names=("log CE", "log MSE"), seeds=seeds
-    )
-    log_drift = paired_difference(
-        np.log(q["kc_ce"]), np.log(q["kc_mse"]), rng=rng, names=("log CE", "log MSE"), seeds=seeds
-    )
-    growth = q["ce_last"] / q["ce_tenth"]
-    mse_change = np.abs(q["mse_last"] / q["mse_tenth"] - 1)
-    src1, src_t1, src_t2 = "Sec. 3 (strict PD theorems)", "Thm. 1 / Cor. 1", "Thm. 2"
+    out = [
+        _gate(traces),
+        *_kernel_claims(pd, slope_init, res_slope, config),
+        *_training_claims(q, mse_slopes, traces, config, seeds),
+    ]
+    metrics = {
+        "pd": {k: v.tolist() for k, v in pd.items()},
+        "width_sweep": {
+            "widths": list(config.sweep_widths),
+            "rel_error": sweep.tolist(),
+            "slope": slope_init,
+            "resnet_rel_error": res_sweep.tolist(),
+            "resnet_slope": res_slope,
+        },
+        "per_seed": {k: v.tolist() for k, v in q.items()},
+        "lambda0": traces["lambda0"].tolist(),
+        "mse_kernel_width_slopes": mse_slopes.tolist(),
+    }
+    return out, metrics
+
+
+def _gate(traces: dict[str, Any]) -> Claim:
     ce_margin = min(float(t.min_margin[-1]) for trs in traces["network-ce"].values() for t in trs)
     mse_loss = max(float(t.loss[-1]) for trs in traces["network-mse"].values() for t in trs)
-    out = [
-        Claim.at_least(
-            "gate-substrate",
-            "Gate: GD fits the training set (CE separates it, MSE interpolates it) before claims are judged",
-            "min over CE runs of min_i y_i f_S(x_i) (details: max final MSE loss)",
-            ce_margin,
-            0.0,
-            paper="ours (gate)",
-            details={"max_mse_loss": mse_loss},
-        ),
+    return Claim.at_least(
+        "gate-substrate",
+        "Gate: GD fits the training set (CE separates it, MSE interpolates it) before claims are judged",
+        "min over CE runs of min_i y_i f_S(x_i) (details: max final MSE loss)",
+        ce_margin,
+        0.0,
+        paper="ours (gate)",
+        details={"max_mse_loss": mse_loss},
+    )
+
+
+def _kernel_claims(
+    pd: dict[str, np.ndarray], slope_init: float, res_slope: float, config: Config
+) -> list[Claim]:
+    """Sec. 3's strict positive definiteness and the width convergence at init (FCN and ResNet)."""
+    mg, src1 = config.margins, "Sec. 3 (strict PD theorems)"
+    return [
         Claim.at_least(
             "strict-pd",
             "The FCN NTK with biases is strictly PD on distinct inputs (incl. x and 2x, near-duplicates)",
@@ -116,6 +134,29 @@ def claims(
             *mg.width_slope,
             paper="ours (checks the analytic ResNet kernel); theory -1/2",
         ),
+    ]
+
+
+def _training_claims(
+    q: dict[str, np.ndarray],
+    mse_slopes: np.ndarray,
+    traces: dict[str, Any],
+    config: Config,
+    seeds: tuple[int, ...],
+) -> list[Claim]:
+    """Thm. 1 / Cor. 1 and Thm. 2 under CE, against lazy MSE from the same theta_0."""
+    mg, rng = config.margins, np.random.default_rng(0)
+    bound = traces["lambda0"] / (2 * config.n**2)
+    log_ratio = paired_difference(
+        np.log(q["ce_last"]), np.log(q["mse_last"]), rng=rng, names=("log CE", "log MSE"), seeds=seeds
+    )
+    log_drift = paired_difference(
+        np.log(q["kc_ce"]), np.log(q["kc_mse"]), rng=rng, names=("log CE", "log MSE"), seeds=seeds
+    )
+    growth = q["ce_last"] / q["ce_tenth"]
+    mse_change = np.abs(q["mse_last"] / q["mse_tenth"] - 1)
+    src_t1, src_t2 = "Thm. 1 / Cor. 1", "Thm. 2"
+    return [
         Claim.at_least(
             "ce-param-growth",
             "Under CE the parameters keep moving away from theta_0",
@@ -181,20 +222,6 @@ def claims(
             paper=f"{src_t2} (per reviews): >= 1",
         ),
     ]
-    metrics = {
-        "pd": {k: v.tolist() for k, v in pd.items()},
-        "width_sweep": {
-            "widths": list(config.sweep_widths),
-            "rel_error": sweep.tolist(),
-            "slope": slope_init,
-            "resnet_rel_error": res_sweep.tolist(),
-            "resnet_slope": res_slope,
-        },
-        "per_seed": {k: v.tolist() for k, v in q.items()},
-        "lambda0": traces["lambda0"].tolist(),
-        "mse_kernel_width_slopes": mse_slopes.tolist(),
-    }
-    return out, metrics
 
 
 def case_per_seed(tr: dict[str, Any], case: Case) -> dict[str, np.ndarray]:
