@@ -21,7 +21,6 @@ from successive random permutations seeded by ``seed``.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,10 +28,10 @@ from typing import Any
 import numpy as np
 import torch
 from paperkit.lm import dpo_loss, encode_prompt_response, index_batches, sequence_logprobs
-from paperkit.optim import Adam
 from paperkit.validation import check_choice, check_int, check_number, check_positive, check_seed
 
 from allam.data import Fact, Probe, World, qa_probes
+from allam.train import adam_steps
 
 __all__ = [
     "ALIGN_METHODS",
@@ -154,23 +153,8 @@ def _train(
     check_int(steps, "steps", low=1)
     check_positive(lr, "lr")
     check_int(batch_size, "batch_size", low=1)
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = Adam(params, lr=lr)
     batches = index_batches(n, min(batch_size, n), torch.Generator().manual_seed(check_seed(seed)))
-    model.train()
-    losses = []
-    for _ in range(steps):
-        loss = loss_of(next(batches))
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        value = float(loss.detach())
-        if not math.isfinite(value):
-            raise FloatingPointError(f"the alignment loss became {value}; lower lr")
-        losses.append(value)
-    model.eval()
-    return losses
+    return adam_steps(model, lambda step: loss_of(next(batches)), steps=steps, lr_at=lambda step: lr)
 
 
 def sft(

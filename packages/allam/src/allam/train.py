@@ -24,7 +24,7 @@ from paperkit.lm import TrainConfig, index_batches, lr_factor
 from paperkit.optim import Adam
 from paperkit.validation import check_int, check_number, check_positive, check_seed, check_strings
 
-__all__ = ["Mixture", "cpt_weights", "epochs", "pack", "train_lm"]
+__all__ = ["Mixture", "adam_steps", "cpt_weights", "epochs", "pack", "train_lm"]
 
 
 def pack(tokenizer: Any, texts: Sequence[str], seq_len: int) -> torch.Tensor:
@@ -140,17 +140,47 @@ def train_lm(
     cfg = TrainConfig(steps=steps, batch_size=batch_size, lr=lr, warmup_steps=warmup, seed=check_seed(seed))
     data = rows.to(device)
     pad = check_int(pad_id, "pad_id", low=0)
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = Adam(params, lr=lr)
     batches = index_batches(len(data), batch_size, torch.Generator().manual_seed(seed))
-    model.train()
-    losses = []
-    for step in range(steps):
-        opt.lr = lr * max(lr_factor(step, cfg), 1e-8)
+
+    def loss_of(step: int) -> torch.Tensor:
         x = data[next(batches).to(data.device)]
         logits = model(input_ids=x).logits[:, :-1]
         target = x[:, 1:].masked_fill(x[:, 1:] == pad, -100)  # padding is not scored
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+
+    def after(step: int) -> None:
+        if callback is not None and every and step % every == 0:
+            model.eval()
+            callback(step)
+            model.train()
+
+    return adam_steps(
+        model, loss_of, steps=steps, lr_at=lambda step: lr * max(lr_factor(step, cfg), 1e-8), after=after
+    )
+
+
+def adam_steps(
+    model: Any,
+    loss_of: Callable[[int], torch.Tensor],
+    *,
+    steps: int,
+    lr_at: Callable[[int], float],
+    after: Callable[[int], None] | None = None,
+) -> list[float]:
+    """``steps`` updates of ``model``'s trainable parameters in train mode: Adam (no weight decay) at
+    ``lr_at(step)``, global-norm clipping at 1; returns each step's loss and leaves the model in eval mode.
+
+    ``loss_of(step)`` gives the step's loss (it draws its own minibatch); ``after(step + 1)`` runs after
+    each update. A non-finite loss raises FloatingPointError naming the step.
+    """
+    check_int(steps, "steps", low=1)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = Adam(params, lr=lr_at(0))
+    model.train()
+    losses = []
+    for step in range(steps):
+        opt.lr = lr_at(step)
+        loss = loss_of(step)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -159,9 +189,7 @@ def train_lm(
         if not math.isfinite(value):
             raise FloatingPointError(f"the loss became {value} at step {step}; lower lr")
         losses.append(value)
-        if callback is not None and every and (step + 1) % every == 0:
-            model.eval()
-            callback(step + 1)
-            model.train()
+        if after is not None:
+            after(step + 1)
     model.eval()
     return losses

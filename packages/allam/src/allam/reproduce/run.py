@@ -202,8 +202,9 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
         else f"No tuning stage at this scale: the lrs the full run's dev-world tuning chose: {lrs}.",
     ]
     tab = tables(records, config)
-    tab["Tuning on the dev world (same grid and budget for every method)"] = [
-        row for t in tuned.values() for row in t.rows()]  # fmt: skip
+    if tuned:  # quick and smoke scales have no tuning stage, so no empty table
+        tab["Tuning on the dev world (same grid and budget for every method)"] = [
+            row for t in tuned.values() for row in t.rows()]  # fmt: skip
     metrics = {"per_seed": {str(s): r for s, r in records.items()}, "seeds": list(seeds), "lr": lrs,
                "tuning": {k: t.rows() for k, t in tuned.items()}}  # fmt: skip
     return Report(metrics=metrics, claims=cl, tables=tab, notes=notes)
