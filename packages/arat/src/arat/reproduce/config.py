@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int, check_number
+from paperkit import Scales, ScaleTable, check_int, check_number, check_positive
 
 from arat.evaluate import EvalConfig
 from arat.methods import METHODS
@@ -67,9 +67,9 @@ class Config(Scales):
     channels: tuple[int, ...] = (16, 32, 32, 32)  # spec 32-64-64-64; halved for the 10-minute budget
     arch: str = "strided"  # spec: stride 2 in conv2 (paperkit's max-pooled CNN did not learn AT here)
     epochs: int = 15  # official 100 (CIFAR); spec toy 30; 15 at batch 64 = 345 steps (pilot: AT learns)
-    train: TrainConfig = field(
-        default_factory=TrainConfig
-    )  # per-method changes come from arat.methods.METHODS
+    # per-method changes come from arat.methods.METHODS; its ``epochs`` and ``eps`` are replaced by this
+    # Config's ``epochs`` and ``eval.eps`` (one budget and one threat model for every method)
+    train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(
         default_factory=lambda: EvalConfig(eps=0.3)
     )  # spec: eps 0.3 (0.35 collapses AT at this budget: RESULTS.md)
@@ -102,6 +102,17 @@ class Config(Scales):
             check_int(self.tune_epochs, "tune_epochs", low=1)
         check_number(self.background, "background", low=0.0, high=1.0)
         check_int(self.workers, "workers", low=1)
+        check_int(self.tune_steps, "tune_steps", low=1)
+        check_int(self.conflict_batch, "conflict_batch", low=1)
+        for name in ("train_limit", "tune_train_limit", "test_limit"):  # None: all images; 0 is a slip
+            if getattr(self, name) is not None:
+                check_int(getattr(self, name), name, low=1)
+        for lr in self.lr_grid:
+            check_positive(lr, "lr_grid")
+        if len(set(self.lr_grid)) != len(self.lr_grid):
+            raise ValueError(f"lr_grid must not repeat a learning rate, got {self.lr_grid}")
+        for g in self.gamma_sweep:
+            check_number(g, "gamma_sweep", low=0.0)
         bad = [m for m in self.methods if m not in METHODS]
         if bad:
             raise ValueError(f"methods {bad} are not in arat.METHODS {sorted(METHODS)}")
