@@ -144,6 +144,15 @@ BAD_TOOL_REQUESTS = [
     ("tool content not a string", {**GOOD, "tools": TOOLS, "messages": [*ANSWERED[:2],
      {"role": "tool", "tool_call_id": "call_1", "content": 3}]}, "messages[2].content"),
     ("functions (legacy)", {**GOOD, "functions": [{"name": "f"}]}, "functions"),
+    ("name with tag characters",
+     {**GOOD, "tools": [{"type": "function", "function": {"name": "a</tool_call>"}}]},
+     "tools[0].function.name"),
+    ("name over 64 characters", {**GOOD, "tools": [{"type": "function", "function": {"name": "f" * 65}}]},
+     "tools[0].function.name"),
+    ("call of another type", {**GOOD, "tools": TOOLS, "messages": [*ASK, {"role": "assistant",
+     "tool_calls": [{**CALL, "type": "code"}]}]}, "messages[1].tool_calls[0].type"),
+    ("repeated call id", {**GOOD, "tools": TOOLS, "messages": [*ASK, {"role": "assistant",
+     "tool_calls": [CALL, CALL]}]}, "messages[1].tool_calls"),
 ]  # fmt: skip
 
 

@@ -157,3 +157,17 @@ def test_bucketed_batches_group_lengths_and_keep_epochs():
         spans = sorted((int(lengths[b].min()), int(lengths[b].max())) for b in pool)
         assert all(hi < lo2 for (_, hi), (lo2, _) in itertools.pairwise(spans))  # disjoint length ranges
     assert [sorted(b.tolist()) for b in batches[:4]] != [sorted(b.tolist()) for b in batches[4:]]
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "fragment"),
+    [
+        ((torch.ones(2, 3), 2, 2), ValueError, "1-D"),
+        ((torch.ones(6), 2, 0), ValueError, "buckets"),
+        ((torch.ones(6), 2, True), TypeError, "buckets"),
+        ((torch.ones(6), 0, 2), ValueError, "batch_size"),
+    ],
+)
+def test_bucketed_batches_refuses_bad_arguments_at_the_call(args, error, fragment) -> None:
+    with pytest.raises(error, match=fragment):
+        bucketed_batches(*args, torch.Generator().manual_seed(0))

@@ -14,6 +14,7 @@ The model's reply is then read with the strict grammar (:func:`parse_tool_calls`
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,6 +34,9 @@ __all__ = [
 
 RESULT_OPEN, RESULT_CLOSE = "<tool_result>", "</tool_result>"
 MAX_TOOLS = 128  # OpenAI's own limit on a request's tools
+_NAME = re.compile(
+    r"[A-Za-z0-9_-]{1,64}"
+)  # OpenAI's function-name rule; keeps names out of the grammar's tags
 
 
 class ToolRequestError(ValueError):
@@ -60,9 +64,10 @@ def tool_specs_from_openai(tools: Any) -> list[ToolSpec]:
         if not isinstance(fn, Mapping):
             raise ToolRequestError(f"'{where}.function' must be an object", f"{where}.function")
         name, description = fn.get("name"), fn.get("description", "")
-        if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ToolRequestError(
-                f"'{where}.function.name' must be a non-empty name without spaces, got {json.dumps(name)}",
+                f"'{where}.function.name' must be 1-64 letters, digits, '_' or '-' (OpenAI's rule), "
+                f"got {json.dumps(name)[:80]}",
                 f"{where}.function.name",
             )
         if name in {s.name for s in specs}:
@@ -99,6 +104,8 @@ def _assistant_calls(raw: Any, where: str) -> list[tuple[str, ToolCall]]:
         call_id = tc.get("id") if isinstance(tc, Mapping) else None
         if not isinstance(call_id, str) or not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
             raise ToolRequestError(f"'{at}' must have a string 'id' and a 'function' with a 'name'", at)
+        if tc.get("type", "function") != "function":
+            raise ToolRequestError(f"'{at}.type' must be 'function'", f"{at}.type")
         try:
             args = json.loads(fn.get("arguments") or "{}")
         except (TypeError, json.JSONDecodeError) as err:
@@ -155,6 +162,12 @@ def render_tool_conversation(messages: Sequence[Any], tools: Sequence[ToolSpec])
         text = _content(m, where, optional=calls is not None)
         if calls is not None:
             pairs = _assistant_calls(calls, f"{where}.tool_calls")
+            seen = [cid for cid, _ in pairs if cid in names]
+            if seen or len({cid for cid, _ in pairs}) < len(pairs):
+                raise ToolRequestError(
+                    f"'{where}.tool_calls' repeats the call id {json.dumps((seen or [pairs[0][0]])[0])}",
+                    f"{where}.tool_calls",
+                )
             names.update((cid, c.name) for cid, c in pairs)
             text += "".join(format_tool_call(c) for _, c in pairs)
         out.append({"role": str(role), "content": text})

@@ -231,10 +231,11 @@ def _nonempty_list(body: dict[str, Any]) -> list[Any]:
     return raw
 
 
-def _choice(index: int, c: Completion, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+def _choice(index: int, c: Completion, tools: Sequence[ToolSpec], single: bool = False) -> dict[str, Any]:
     """One chat choice; with tools, the reply's ``<tool_call>`` blocks are parsed strictly and returned as
     ``tool_calls`` (finish_reason ``tool_calls``). A reply whose blocks do not parse is returned as
-    text, untouched, so the client's strict parser counts it as a failed call rather than no call."""
+    text, untouched, so the client's strict parser counts it as a failed call rather than no call.
+    ``single`` (``parallel_tool_calls: false``) keeps the first call only."""
     message: dict[str, Any] = {"role": "assistant", "content": c.text, "refusal": None}
     finish = c.finish_reason
     if tools:
@@ -243,7 +244,7 @@ def _choice(index: int, c: Completion, tools: Sequence[ToolSpec]) -> dict[str, A
         except ToolCallError:
             calls = []
         if calls:
-            message.update(content=rest or None, tool_calls=openai_tool_calls(calls))
+            message.update(content=rest or None, tool_calls=openai_tool_calls(calls[:1] if single else calls))
             finish = "tool_calls"
     return {"index": index, "message": message, "logprobs": None, "finish_reason": finish}
 
@@ -414,7 +415,10 @@ class _Backend:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.model_name,
-            "choices": [_choice(i, c, tools) for i, c in enumerate(done)],
+            "choices": [
+                _choice(i, c, tools, single=body.get("parallel_tool_calls") is False)
+                for i, c in enumerate(done)
+            ],
             "usage": self.usage(done, s.n),
         }
 

@@ -13,6 +13,7 @@ from transformers import PreTrainedTokenizerBase
 from paperkit.lm.models import check_device
 from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
 from paperkit.progress import track
+from paperkit.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,20 @@ def bucketed_batches(
 ) -> Iterator[torch.Tensor]:
     """Endless minibatches of similar lengths: ``buckets`` batches of :func:`index_batches` at a time,
     sorted by ``lengths`` (n,) and cut into ``buckets`` batches, yielded in a random order. Every example
-    still comes once an epoch; ``buckets=1`` is :func:`index_batches` itself."""
+    still comes once an epoch; ``buckets=1`` is :func:`index_batches` itself. The arguments are checked
+    here, not at the first ``next``."""
+    if not isinstance(lengths, torch.Tensor) or lengths.ndim != 1 or len(lengths) == 0:
+        raise ValueError("lengths must be a non-empty 1-D tensor of example lengths")
+    check_int(batch_size, "batch_size", low=1)
+    check_int(buckets, "buckets", low=1)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    return _bucketed(lengths, batch_size, buckets, generator)
+
+
+def _bucketed(
+    lengths: torch.Tensor, batch_size: int, buckets: int, generator: torch.Generator
+) -> Iterator[torch.Tensor]:
     stream = index_batches(len(lengths), batch_size, generator)
     if buckets == 1:
         yield from stream
