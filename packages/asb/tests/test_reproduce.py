@@ -22,7 +22,8 @@ def _cells(asr: dict[str, float], success: float = 0.9) -> list[Cell]:
 
 
 BASE = {
-    "none": 0.0, "dpi-combined_attack": 0.5, "opi-combined_attack": 0.4, "dpi+opi": 0.7, "pot": 0.8,
+    "none": 0.0, "dpi-combined_attack": 0.5, "opi-combined_attack": 0.4, "mp": 0.3, "dpi+opi": 0.7,
+    "dpi+opi+mp": 0.8, "pot": 0.8,
     "pot-clean": 0.05, "pot/paraphrase": 0.2, "dpi-combined_attack/delimiters": 0.45,
     "dpi-combined_attack@always-obey": 1.0, "dpi-combined_attack@never-deviate": 0.0,
     "none@never-deviate": 0.0,
@@ -32,12 +33,16 @@ BASE = {
 def test_claims_pass_on_a_paper_like_pattern_and_fail_on_the_opposite() -> None:
     got = {c.name: c for c in claims(_cells(BASE), Config.smoke())}
     assert all(c.passed for c in got.values()), [c.name for c in got.values() if not c.passed]
-    assert got["mixed-beats-single"].observed == pytest.approx(0.2)
+    assert got["mixed-beats-single"].observed == pytest.approx(0.3)  # DPI+OPI+MP 0.8 - DPI 0.5
+    assert got["dpi-opi-beats-single"].observed == pytest.approx(0.2)
     assert got["pot-backdoor-works"].observed == pytest.approx(0.75)
     worse = {**BASE, "dpi+opi": 0.3, "pot/paraphrase": 0.79, "dpi-combined_attack/delimiters": 0.1}
     got = {c.name: c for c in claims(_cells(worse), Config.smoke())}
-    assert not got["mixed-beats-single"].passed and not got["paraphrase-cuts-pot"].passed
-    assert not got["delimiters-weak"].passed
+    assert not got["dpi-opi-beats-single"].passed and not got["paraphrase-cuts-pot"].passed
+    assert not got["delimiters-weak"].passed and got["mixed-beats-single"].passed
+    # the paper's Mixed is compared with MP too: memory poisoning stronger than the mix fails it
+    got = {c.name: c for c in claims(_cells({**BASE, "mp": 0.9}), Config.smoke())}
+    assert not got["mixed-beats-single"].passed and got["mixed-beats-single"].observed == pytest.approx(-0.1)
 
 
 def test_claims_are_not_judged_on_a_broken_substrate_or_at_asr_zero() -> None:
@@ -45,12 +50,18 @@ def test_claims_are_not_judged_on_a_broken_substrate_or_at_asr_zero() -> None:
     would otherwise pass vacuously); the NRP algebra is always judged."""
     broken = {c.name: c for c in claims(_cells(BASE, success=0.2), Config.smoke())}
     assert not broken["gate-backbone-learns"].passed and broken["nrp-definition"].passed
-    for name in ("mixed-beats-single", "pot-backdoor-works", "paraphrase-cuts-pot", "delimiters-weak"):
+    for name in (
+        "mixed-beats-single",
+        "dpi-opi-beats-single",
+        "pot-backdoor-works",
+        "paraphrase-cuts-pot",
+        "delimiters-weak",
+    ):
         assert not broken[name].passed and "the gate failed" in broken[name].note
     zero = {k: (0.0 if "@" not in k else v) for k, v in BASE.items()}
     got = {c.name: c for c in claims(_cells(zero), Config.smoke())}
     assert got["gate-backbone-learns"].passed and not got["gate-asr-calibrated"].passed
-    for name in ("mixed-beats-single", "delimiters-weak", "pot-backdoor-works"):
+    for name in ("mixed-beats-single", "dpi-opi-beats-single", "delimiters-weak", "pot-backdoor-works"):
         assert not got[name].passed and "ASR is 0 in every cell" in got[name].note
 
 
@@ -59,7 +70,7 @@ def test_tables_nrp_is_pna_times_one_minus_asr() -> None:
     assert rows[("dpi+opi", "none")]["NRP"] == pytest.approx(0.8 * 0.3)
     assert rows[("none", "none")]["NRP"] == pytest.approx(0.8)
     with pytest.raises(KeyError, match="no cells"):
-        per_seed(_cells(BASE), "mp")
+        per_seed(_cells(BASE), "dpi+mp")
 
 
 _IMPERATIVE = re.compile(
@@ -97,12 +108,30 @@ def test_filler_words_encode_as_unknown() -> None:
     assert ids[1] == ids[2] == tok.unk_token_id != ids[0]
 
 
-@pytest.mark.parametrize("bad", [{"d_model": 256}, {"steps": 0}])
-def test_toy_config_bad_input(bad: dict[str, int]) -> None:
+@pytest.mark.parametrize(
+    "bad",
+    [{"d_model": 256}, {"steps": 0}, {"unk": 1.5}, {"lr": -1.0}, {"length_buckets": 0}, {"warmup_steps": -1},
+     {"n_names": 0}],
+)  # fmt: skip
+def test_toy_config_bad_input(bad: dict[str, object]) -> None:
     from asb.toy import ToyConfig
 
     with pytest.raises(ValueError, match=next(iter(bad))):
         ToyConfig(**bad)
+
+
+def test_toy_and_reproduce_config_refuse_wrong_types_and_empty_paths() -> None:
+    from asb.toy import ToyConfig, train_toy_lm
+
+    with pytest.raises(TypeError, match="unk"):
+        ToyConfig(unk="a")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cache_dir"):
+        train_toy_lm(ToyConfig(), seed=0, cache_dir="")  # refused before any corpus is built
+    with pytest.raises(TypeError, match="cache"):
+        Config(cache="no")  # type: ignore[arg-type]
+    for name in ("n_tasks", "max_fail", "max_new_tokens"):
+        with pytest.raises(ValueError, match=name):
+            Config(**{name: 0})
 
 
 def test_mean_nll_equals_the_hf_loss() -> None:

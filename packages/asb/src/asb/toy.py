@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from paperkit import check_int, check_seed
+from paperkit import check_int, check_positive, check_probability, check_seed
 from paperkit.agents import ToolSpec
 
 from asb.data import ATTACK_OBJECTS, ATTACK_VERBS, TASK_ADJS, TASK_NOUNS, TASK_VERBS, TOOL_POOL
@@ -87,6 +87,11 @@ class ToyConfig:
             check_int(getattr(self, name), name, low=1)
         if self.d_model > 128:
             raise ValueError(f"d_model must be <= 128 (issue 38), got {self.d_model}")
+        check_positive(self.lr, "lr")
+        check_probability(self.unk, "unk")
+        check_int(self.n_names, "n_names", low=1, high=len(TOOL_POOL))
+        check_int(self.warmup_steps, "warmup_steps", low=0)  # clipped to steps when training
+        check_int(self.length_buckets, "length_buckets", low=1)
 
 
 def obedient_verbs(seed: int) -> tuple[frozenset[str], frozenset[str]]:
@@ -303,6 +308,10 @@ def train_toy_lm(
     from paperkit.lm import TrainConfig, cached_model, tiny_causal_lm, train_causal_lm
 
     check_seed(seed)
+    if not isinstance(config, ToyConfig):
+        raise TypeError(f"config must be a ToyConfig, got {type(config).__name__}")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+        raise ValueError(f"cache_dir must be a folder path or None, got {cache_dir!r}")
     prompts, responses = build_corpus(
         seed, config.n_examples, names=TOOL_POOL[: config.n_names], unk=config.unk
     )

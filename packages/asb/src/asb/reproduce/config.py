@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from paperkit import Scales, ScaleTable, check_int
+from paperkit import Scales, ScaleTable, check_bool, check_int
 
 from asb.toy import ToyConfig
 
@@ -65,6 +65,7 @@ class Config(Scales):
             "n_attackers": 2,
             "conditions": (("none", "none"), ("dpi-naive", "none"), ("pot", "none"), ("pot-clean", "none"),
                            ("dpi+opi", "none"), ("opi-combined_attack", "none"), ("pot", "paraphrase"),
+                           ("mp", "none"), ("dpi+opi+mp", "none"),
                            ("dpi-combined_attack", "delimiters"), ("dpi-combined_attack", "none")),
         },
     }  # fmt: skip
@@ -86,3 +87,7 @@ class Config(Scales):
         check_int(self.n_agents, "n_agents", low=1)
         check_int(self.n_attackers, "n_attackers", low=1)
         check_int(self.workers, "workers", low=1)
+        check_int(self.n_tasks, "n_tasks", low=1)
+        check_int(self.max_fail, "max_fail", low=1)
+        check_int(self.max_new_tokens, "max_new_tokens", low=1)
+        check_bool(self.cache, "cache")
