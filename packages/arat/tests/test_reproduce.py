@@ -37,13 +37,32 @@ def _records(gain):
     return out
 
 
+TIMES = {"at": [1.0, 1.1, 0.9], "arat": [1.2, 1.3, 1.1]}
+
+
 def test_claims_pass_on_a_clear_gain_and_fail_without_it():
     cfg = Config()
-    good = {c.name: c.passed for c in claims(_records(0.05), cfg)}
-    assert all(good.values()), good
+    good = {c.name: c.passed for c in claims(_records(0.05), cfg, times=TIMES)}
+    assert all(good.values()) and "arat-time-per-epoch" in good, good
     bad = {c.name: c.passed for c in claims(_records(-0.05), cfg)}
     assert not bad["arat-beats-at-sum"] and not bad["splitbn-beats-at"] and bad["gate-at-costs-accuracy"]
     assert not bad["arat-beats-splitbn"]  # ARAT 0.36 worst vs split BN 0.40, clean equal
+
+
+def test_time_claim_reads_the_paired_medians_and_epoch_times_interleaves_in_one_process():
+    from dataclasses import replace
+
+    from arat.reproduce.claims import time_claim
+    from arat.reproduce.run import epoch_times
+
+    c = time_claim(TIMES, Config())
+    assert c.passed and c.observed == pytest.approx(1.2) and c.details["arat"] == [1.2, 1.3, 1.1]
+    assert not time_claim({"at": [1.0], "arat": [1.6]}, Config()).passed
+    with pytest.raises(ValueError, match="times"):
+        time_claim({"at": [1.0, 1.0], "arat": [1.2]}, Config())
+    got = epoch_times(replace(Config.smoke(), time_reps=2), 0)
+    assert sorted(got) == ["arat", "at"] and all(len(v) == 2 and min(v) > 0 for v in got.values())
+    assert "arat-time-per-epoch" not in [c.name for c in claims(_records(0.05), Config())]
 
 
 def test_per_seed_sum_and_tables():

@@ -18,8 +18,9 @@ from arat.data import noisy_background
 from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy
 from arat.layers import has_split_bn
 from arat.methods import fit, method_config
-from arat.models import default_layers
+from arat.models import backbone, default_layers
 from arat.reproduce.config import Config
+from arat.training import train
 
 __all__ = [
     "MethodRecord",
@@ -27,6 +28,7 @@ __all__ = [
     "choose_lr",
     "data_splits",
     "dev_score",
+    "epoch_times",
     "run",
     "run_method",
     "sweep_from_tuning",
@@ -162,16 +164,44 @@ def choose_lr(rows: list[dict[str, Any]]) -> dict[str, float]:
     return best
 
 
+def epoch_times(config: Config, seed: int, device: str = "cpu") -> dict[str, list[float]]:
+    """Process CPU seconds of single training epochs of AT and ARAT in this one process (one thread), one
+    warm-up epoch each, then ``config.time_reps`` interleaved repetitions (AT, ARAT, AT, ...): both
+    methods see the same machine load, so their ratio is paired; the radius is the full ``eps``."""
+    xtr, ytr, _, _ = data_splits(config, device)
+    base = replace(_train_config(config), epochs=1, eps_warmup=0)
+    names = ("at", "arat")
+    cfgs = {m: method_config(m, base) for m in names}
+    out: dict[str, list[float]] = {m: [] for m in names}
+    with torch_threads(1):
+        models = {
+            m: backbone(channels=config.channels, arch=config.arch, split_bn=cfgs[m].split_bn and
+                        cfgs[m].objective == "arat", seed=seed, device=device)
+            for m in names
+        }  # fmt: skip
+        for rep in range(config.time_reps + 1):  # rep 0 warms up (allocator, first-call overheads)
+            for m in names:
+                spent = float(train(models[m], xtr, ytr, cfgs[m], seed=seed + rep).cpu_seconds[0])
+                if rep:
+                    out[m].append(spent)
+    return out
+
+
 def _job(args: tuple[str, tuple[Any, ...]]) -> Any:
     kind, rest = args
+    if kind == "time":
+        return epoch_times(*rest)
     return dev_score(*rest) if kind == "tune" else run_method(*rest)
 
 
 def _stages(
     config: Config, seeds: list[int], device: str
-) -> tuple[list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord]]:
-    """The lr tuning (dev split), then in one pool ARAT's gamma sweep at its tuned lr (dev split, reported
-    only) and every (seed, method) training run; jobs, not seeds, go to the workers (both cores busy)."""
+) -> tuple[
+    list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord], dict[str, list[float]]
+]:
+    """The lr tuning (dev split), then in one pool the paired epoch timing of AT and ARAT, ARAT's gamma
+    sweep at its tuned lr (dev split, reported only) and every (seed, method) training run; jobs, not
+    seeds, go to the workers (both cores busy)."""
     cells: list[tuple[str, tuple[Any, ...]]] = [
         ("tune", (config, m, lr, device, None)) for m in config.methods for lr in config.lr_grid
     ]
@@ -193,7 +223,10 @@ def _stages(
         runs: list[tuple[str, tuple[Any, ...]]] = [
             ("run", (config, s, m, lrs.get(m), device)) for s in seeds for m in config.methods
         ]
-        out = list(track(mapper(_job, sweep_jobs + runs), total=len(sweep_jobs) + len(runs), desc="runs"))
+        timing = [("time", (config, seeds[0], device))] if config.measure_time else []
+        jobs = timing + sweep_jobs + runs
+        out = list(track(mapper(_job, jobs), total=len(jobs), desc="runs"))
+        times = out.pop(0) if timing else {}
     finally:
         if pool is not None:
             pool.shutdown()
@@ -201,7 +234,7 @@ def _stages(
     sweep = sorted(list(reuse.values()) + trained, key=lambda r: r["gamma"])
     done, k = out[len(sweep_jobs) :], len(config.methods)
     records = [_seed_record(s, done[i * k : (i + 1) * k]) for i, s in enumerate(seeds)]
-    return tune_rows, lrs, sweep, records
+    return tune_rows, lrs, sweep, records, times
 
 
 def sweep_from_tuning(
@@ -252,17 +285,18 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     config = replace(config, first_seed=seed)
     seeds = list(range(seed, seed + config.n_seeds))
-    tune_rows, lrs, sweep, records = _stages(config, seeds, device)
+    tune_rows, lrs, sweep, records, times = _stages(config, seeds, device)
     metrics = {
         "lr": lrs,
         "tuning": tune_rows,
         "tuning_budget": {"epochs": config.epochs, "score": f"clean + PGD-{config.tune_steps}"},
         "gamma_sweep": sweep,
+        "epoch_times": times,
         "seeds": [
             {"seed": r.seed, "methods": {k: asdict(v) for k, v in r.methods.items()}, "conflict": r.conflict}
             for r in records
         ],
     }
     notes = _notes(config, seeds, lrs)
-    return Report(metrics=metrics, claims=claims(records, config, tune_rows),
+    return Report(metrics=metrics, claims=claims(records, config, tune_rows, times),
                   tables=tables(records, tune_rows, sweep), notes=notes)  # fmt: skip
