@@ -91,6 +91,7 @@ def test_config_checks():
         ({"gamma_sweep": (0.0, -1.0)}, ValueError, "gamma_sweep"),
         ({"tune_steps": 0}, ValueError, "tune_steps"),
         ({"conflict_batch": 0}, ValueError, "conflict_batch"),
+        ({"time_reps": 0}, ValueError, "time_reps"),
         ({"test_limit": 2.5}, TypeError, "test_limit"),
     ],
 )
