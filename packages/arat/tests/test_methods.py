@@ -11,7 +11,7 @@ from arat.evaluate import accuracy, gradient_conflict
 from arat.layers import has_split_bn
 from arat.methods import METHODS, fit, method_config
 from arat.models import default_layers
-from arat.training import TrainConfig, lr_at
+from arat.training import TrainConfig, eps_at, lr_at
 from shared_testing.battery import MethodBattery, MethodCase
 
 G = torch.Generator().manual_seed(0)
@@ -98,6 +98,17 @@ def test_lr_schedule_matches_the_official_shape():
     c = TrainConfig(epochs=100, lr=0.1)
     got = [lr_at(c, e) for e in (0, 1, 74, 75, 89, 90, 99)]
     assert got == pytest.approx([0.02, 0.1, 0.1, 0.01, 0.01, 0.001, 0.001])
+
+
+def test_eps_warmup_ramps_linearly_then_holds_and_zero_is_the_official_constant():
+    c = TrainConfig(epochs=15, eps=0.35, eps_warmup=4)
+    got = [eps_at(c, e) for e in range(7)]
+    assert got == pytest.approx([0.07, 0.14, 0.21, 0.28, 0.35, 0.35, 0.35])
+    assert [eps_at(TrainConfig(eps=0.35), e) for e in (0, 1, 9)] == [0.35, 0.35, 0.35]
+    # the ramp changes the training attack (and so the model); warm-up 0 is bit-identical to the default
+    kw = {"channels": (4, 4, 4, 4), "epochs": 2, "batch_size": 16, "steps": 1, "seed": 0, "eps": 0.3}
+    plain, zero, ramp = (fit("at", X, Y, **kw, **w) for w in ({}, {"eps_warmup": 0}, {"eps_warmup": 2}))
+    assert np.array_equal(plain.loss, zero.loss) and not np.allclose(plain.loss, ramp.loss)
 
 
 def test_eps_zero_runs_and_split_bn_mismatch_is_an_error():

@@ -9,7 +9,7 @@ import pytest
 import torch
 from arat.reproduce.claims import claims, per_seed
 from arat.reproduce.config import Config
-from arat.reproduce.run import MethodRecord, SeedRecord
+from arat.reproduce.run import MethodRecord, SeedRecord, run_method
 from arat.reproduce.tables import tables
 
 
@@ -37,13 +37,33 @@ def _records(gain):
     return out
 
 
+TIMES = {"at": [1.0, 1.1, 0.9], "arat": [1.2, 1.3, 1.1]}
+
+
 def test_claims_pass_on_a_clear_gain_and_fail_without_it():
     cfg = Config()
-    good = {c.name: c.passed for c in claims(_records(0.05), cfg)}
-    assert all(good.values()), good
+    good = {c.name: c.passed for c in claims(_records(0.05), cfg, times=TIMES)}
+    assert all(good.values()) and "arat-time-per-epoch" in good, good
     bad = {c.name: c.passed for c in claims(_records(-0.05), cfg)}
     assert not bad["arat-beats-at-sum"] and not bad["splitbn-beats-at"] and bad["gate-at-costs-accuracy"]
     assert not bad["arat-beats-splitbn"]  # ARAT 0.36 worst vs split BN 0.40, clean equal
+
+
+def test_time_claim_reads_the_paired_medians_and_epoch_times_interleaves_in_one_process():
+    from dataclasses import replace
+
+    from arat.reproduce.claims import time_claim
+    from arat.reproduce.run import epoch_times
+
+    c = time_claim(TIMES, Config())
+    assert c.passed and c.observed == pytest.approx(1.2) and c.details["arat_rep2"] == 1.3
+    assert c.to_dict()["details"]["at_median"] == 1.0  # serialisable into results.json
+    assert not time_claim({"at": [1.0], "arat": [1.6]}, Config()).passed
+    with pytest.raises(ValueError, match="times"):
+        time_claim({"at": [1.0, 1.0], "arat": [1.2]}, Config())
+    got = epoch_times(replace(Config.smoke(), time_reps=2), 0)
+    assert sorted(got) == ["arat", "at"] and all(len(v) == 2 and min(v) > 0 for v in got.values())
+    assert "arat-time-per-epoch" not in [c.name for c in claims(_records(0.05), Config())]
 
 
 def test_per_seed_sum_and_tables():
@@ -65,13 +85,13 @@ def test_config_checks():
     ("kwargs", "error", "fragment"),
     [
         ({"train_limit": 0}, ValueError, "train_limit"),
-        ({"tune_train_limit": 0}, ValueError, "tune_train_limit"),
         ({"test_limit": -5}, ValueError, "test_limit"),
         ({"lr_grid": (0.1, -0.05)}, ValueError, "lr_grid"),
         ({"lr_grid": (0.1, 0.1)}, ValueError, "must not repeat"),
         ({"gamma_sweep": (0.0, -1.0)}, ValueError, "gamma_sweep"),
         ({"tune_steps": 0}, ValueError, "tune_steps"),
         ({"conflict_batch": 0}, ValueError, "conflict_batch"),
+        ({"time_reps": 0}, ValueError, "time_reps"),
         ({"test_limit": 2.5}, TypeError, "test_limit"),
     ],
 )
@@ -87,15 +107,39 @@ def test_dev_score_tunes_on_held_out_training_images_and_choose_lr_marks_the_bes
 
     from arat.reproduce.run import choose_lr, data_splits, dev_score
 
-    cfg = replace(Config.smoke(), tune_epochs=1, tune_train_limit=32, background=0.5)
+    cfg = replace(Config.smoke(), train_limit=32, background=0.5)
     xfit, _, xdev, _ = data_splits(cfg, "cpu", validation=True)
     xte = data_splits(cfg, "cpu")[2]
     assert len(xfit) == 32 and xdev.shape[1:] == (1, 8, 8)
     assert not any(torch.equal(xdev[0], t) for t in xte)  # the dev images are not test images
     row = dev_score(cfg, "arat", 0.05, gamma=30.0)
     assert row["gamma"] == 30.0 and row["dev_score"] == row["dev_clean"] + row["dev_pgd"]
-    rows = [{"method": "at", "lr": 0.05, "dev_score": 1.0}, {"method": "at", "lr": 0.1, "dev_score": 1.2}]
-    assert choose_lr(rows) == {"at": 0.1} and [r["chosen"] for r in rows] == [False, True]
+    rows = [
+        {"method": "at", "lr": 0.05, "dev_score": 1.0},
+        {"method": "at", "lr": 0.1, "dev_score": 1.2},
+        {"method": "st", "lr": 0.05, "dev_score": 0.9},
+        {"method": "st", "lr": 0.1, "dev_score": 0.9},  # a tie: the first cell
+        {"method": "trades", "lr": 0.05, "dev_score": math.nan},  # NaN counts as worst
+        {"method": "trades", "lr": 0.1, "dev_score": 0.3},
+    ]
+    assert choose_lr(rows) == {"at": 0.1, "st": 0.05, "trades": 0.1}
+    assert [r["chosen"] for r in rows] == [False, True, True, False, False, True]
+    with pytest.raises(ValueError, match="grid"):
+        choose_lr(rows[:3])  # st lacks its lr 0.1 cell
+
+
+def test_gammasweep_from_tunings_the_tuning_cells_of_arat_and_split_bn():
+    from arat.reproduce.run import sweep_from_tuning
+
+    rows = [
+        {"method": m, "lr": lr, "dev_clean": c, "dev_pgd": 0.5, "dev_score": c + 0.5, "chosen": True}
+        for m, lr, c in [("splitbn", 0.05, 0.8), ("splitbn", 0.1, 0.9), ("arat", 0.1, 0.92), ("at", 0.1, 0.7)]
+    ]
+    got = sweep_from_tuning(Config(), rows, 0.1)
+    assert sorted(got) == [0.0, 10.0]
+    assert got[0.0]["dev_clean"] == 0.9 and got[0.0]["cell"] == "splitbn tuning"  # split BN at ARAT's lr
+    assert got[10.0]["dev_clean"] == 0.92 and got[10.0]["method"] == "arat" and "chosen" not in got[10.0]
+    assert sweep_from_tuning(Config(gamma_sweep=(30.0,)), rows, 0.1) == {}
 
 
 def test_noisy_background_keeps_strokes_and_is_fixed_by_its_seed():
@@ -140,32 +184,19 @@ def test_arat_beats_splitbn_reads_the_paired_sum():
     assert not c.passed and c.observed == pytest.approx(-0.02, abs=1e-9)
 
 
-def test_tuning_budget_defaults_to_the_full_epochs():
-    from dataclasses import replace
-
+def test_tuning_uses_the_full_budget_and_quick_does_not_tune():
     cfg = Config()
-    assert cfg.tune_epochs is None and cfg.tuning_epochs == cfg.epochs and cfg.tune_train_limit is None
-    assert replace(cfg, tune_epochs=3).tuning_epochs == 3
+    assert not hasattr(cfg, "tune_epochs") and not hasattr(cfg, "tune_train_limit")
     assert Config.quick().lr_grid == ()
-    with pytest.raises(ValueError, match="tune_epochs"):
-        Config(tune_epochs=0)
 
 
-def test_run_method_pairs_by_seed_and_run_seed_assembles_the_records():
-    from arat.reproduce.run import run_method, run_seed
-
+def test_run_method_pairs_by_seed_and_the_naive_run_gives_the_conflict():
     cfg = Config.smoke()
     rec, conflict = run_method(cfg, 3, "at", 0.05)
     assert rec.method == "at" and rec.seed == 3 and rec.lr == 0.05 and conflict == {}
     again, _ = run_method(cfg, 3, "at", 0.05)
     assert again.clean == rec.clean and again.worst == rec.worst  # same seed: same init, batches, noise
-    seed_rec = run_seed(replace_methods(cfg, ("st", "at", "naive", "arat")), 3, {"at": 0.05})
-    assert list(seed_rec.methods) == ["st", "at", "naive", "arat"]
-    assert seed_rec.methods["at"].clean == rec.clean and seed_rec.methods["st"].lr == cfg.train.lr
-    assert {"conflict_a", "conflict_b"} <= set(seed_rec.conflict)
-
-
-def replace_methods(cfg, methods):
-    from dataclasses import replace
-
-    return replace(cfg, methods=methods)
+    default, _ = run_method(cfg, 3, "st")
+    assert default.lr == cfg.train.lr
+    _, conflict = run_method(cfg, 3, "naive")
+    assert {"conflict_a", "conflict_b"} <= set(conflict)

@@ -177,6 +177,10 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("train-threads", lambda: _train(threads=0), ValueError, "threads"),
     ("lr_at-epoch", lambda: arat.lr_at(CFG, -1), ValueError, "epoch"),
     ("lr_at-config", lambda: arat.lr_at(None, 0), TypeError, "config"),
+    ("eps_at-epoch", lambda: arat.eps_at(CFG, -1), ValueError, "epoch"),
+    ("eps_at-config", lambda: arat.eps_at(None, 0), TypeError, "config"),
+    ("TrainConfig-eps_warmup", lambda: arat.TrainConfig(eps_warmup=-1), ValueError, "eps_warmup"),
+    ("TrainConfig-eps_warmup-float", lambda: arat.TrainConfig(eps_warmup=2.5), TypeError, "eps_warmup"),
     # evaluation
     ("EvalConfig-eps", lambda: arat.EvalConfig(eps=math.nan), ValueError, "eps"),
     ("EvalConfig-alpha", lambda: arat.EvalConfig(alpha=-0.01), ValueError, "alpha"),

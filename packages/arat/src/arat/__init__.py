@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the public names, once: type checkers read them, paperkit.p
     from arat.methods import METHODS, MethodInfo, fit, method_config
     from arat.models import backbone, default_layers
     from arat.predictor import Predictor, predictors
-    from arat.training import TrainConfig, Trained, lr_at, train
+    from arat.training import TrainConfig, Trained, eps_at, lr_at, train
 
 __getattr__, __dir__, __all__ = paperkit.public_api(__name__)
 

@@ -15,12 +15,13 @@ on <= 1000 training images at each epoch's start, in eval mode) or the fixed ``w
 
 Schedule (official ``CustomLR``): SGD, momentum 0.9, weight decay 5e-4; the first epoch at 0.2 lr (0.02
 for lr 0.1), then lr, x0.1 after 75% and x0.01 after 90% of the epochs (75/90 of 100 in the official).
+Optional (not official): ``eps_warmup`` epochs of a linear ramp of the training radius (``eps_at``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -44,7 +45,7 @@ from arat.layers import has_split_bn, use_branch
 from arat.losses import asymmetric_invariance, auto_balance_weights, symmetric_invariance, trades_kl
 from arat.predictor import head, predictors
 
-__all__ = ["OBJECTIVES", "SGD", "TrainConfig", "Trained", "batch_loss", "lr_at", "train"]
+__all__ = ["OBJECTIVES", "SGD", "TrainConfig", "Trained", "batch_loss", "eps_at", "lr_at", "train"]
 
 OBJECTIVES = ("clean", "at", "trades", "arat")
 INVARIANCES = ("asymmetric", "symmetric", "none")
@@ -64,6 +65,9 @@ class TrainConfig:
     alpha: float | None = None  # None: eps / 4 (official 2/255 = eps / 4)
     steps: int = 7  # official 10 (spec toy: PGD-7)
     attack_train_mode: bool = True  # official: the model stays in train mode during the attack
+    # epochs over which the training eps ramps up linearly, eps (e + 1) / (eps_warmup + 1) in epoch e; 0
+    # (official: no ramp) trains at eps from the first step
+    eps_warmup: int = 0
     beta: float = 6.0  # TRADES' official beta
     gamma: float = 10.0  # official 30 (ResNet-18), 100 (WRN); calibrated for the toy in the spec
     invariance: str = "asymmetric"
@@ -83,6 +87,7 @@ class TrainConfig:
         check_int(self.epochs, "epochs", low=0)
         check_int(self.batch_size, "batch_size", low=2)
         check_int(self.steps, "steps", low=1)
+        check_int(self.eps_warmup, "eps_warmup", low=0)
         check_int(self.balance_subset, "balance_subset", low=1)
         check_positive(self.lr, "lr")
         check_positive(self.eps, "eps", strict=False)
@@ -165,6 +170,16 @@ def lr_at(config: TrainConfig, epoch: int) -> float:
         return 0.2 * config.lr
     frac = epoch / max(config.epochs, 1)
     return config.lr * (1.0 if frac < 0.75 else 0.1 if frac < 0.9 else 0.01)
+
+
+def eps_at(config: TrainConfig, epoch: int) -> float:
+    """Training radius of ``epoch`` (0-based): ``eps (epoch + 1) / (eps_warmup + 1)`` during the warm-up,
+    then ``eps`` (the step size follows it when ``alpha`` is None)."""
+    config = check_instance_config(config)
+    epoch = check_int(epoch, "epoch", low=0)
+    if epoch >= config.eps_warmup:
+        return config.eps
+    return config.eps * (epoch + 1) / (config.eps_warmup + 1)
 
 
 @torch.no_grad()
@@ -304,6 +319,7 @@ def train(
             t0 = time.process_time()
             lr = lr_at(c, epoch)
             opt.lr = lr
+            ce = replace(c, eps=eps_at(c, epoch)) if epoch < c.eps_warmup else c
             if c.objective == "arat" and c.auto_balance:
                 weights = auto_balance_weights(_clean_accuracy(model, x[sub], y[sub]), c.kappa)
             else:
@@ -315,7 +331,7 @@ def train(
             for idx in torch.randperm(len(x), generator=order_gen, device=device).split(c.batch_size):
                 if len(idx) < 2:
                     continue  # BatchNorm needs two samples
-                loss = batch_loss(model, heads, x[idx], y[idx], c, layers, weights, attack_gen)
+                loss = batch_loss(model, heads, x[idx], y[idx], ce, layers, weights, attack_gen)
                 if not torch.isfinite(loss):
                     raise FloatingPointError(f"the training loss became {float(loss)} at epoch {epoch}")
                 opt.zero_grad()

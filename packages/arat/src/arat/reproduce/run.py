@@ -11,15 +11,16 @@ from typing import Any
 
 import numpy as np
 import torch
-from paperkit import Report, check_seed, torch_threads, track
+from paperkit import Report, check_seed, torch_threads, track, tune
 from paperkit.vision import load_digits
 
 from arat.data import noisy_background
 from arat.evaluate import EvalConfig, accuracy, gradient_conflict, robust_accuracy
 from arat.layers import has_split_bn
 from arat.methods import fit, method_config
-from arat.models import default_layers
+from arat.models import backbone, default_layers
 from arat.reproduce.config import Config
+from arat.training import train
 
 __all__ = [
     "MethodRecord",
@@ -27,9 +28,10 @@ __all__ = [
     "choose_lr",
     "data_splits",
     "dev_score",
+    "epoch_times",
     "run",
     "run_method",
-    "run_seed",
+    "sweep_from_tuning",
 ]
 
 
@@ -63,7 +65,7 @@ def data_splits(config: Config, device: str, *, validation: bool = False) -> tup
     """``(x_train, y_train, x_test, y_test)``, or the dev split's ``(x_fit, y_fit, x_dev, y_dev)`` (90:10 of
     the training part) with ``validation``; backgrounds of noise ``config.background`` fixed per split."""
     d = load_digits(8, seed=0, validation=validation, device=device)
-    ntr = (config.tune_train_limit if validation else None) or config.train_limit or d.n
+    ntr = config.train_limit or d.n
     nte = config.test_limit or len(d.y_test)
     noise = (3, 4) if validation else (1, 2)  # data seeds of the backgrounds, never a training seed
     xtr = noisy_background(d.x_train, config.background, seed=noise[0])
@@ -117,12 +119,6 @@ def run_method(
     return rec, conflict
 
 
-def run_seed(config: Config, seed: int, lrs: dict[str, float], device: str = "cpu") -> SeedRecord:
-    """Every method from ``seed`` in this process (``lrs``: tuned lr per method, default ``train.lr``)."""
-    done = [run_method(config, seed, name, lrs.get(name), device) for name in config.methods]
-    return _seed_record(seed, done)
-
-
 def _seed_record(seed: int, done: list[tuple[MethodRecord, dict[str, float]]]) -> SeedRecord:
     conflict = next((c for _, c in done if c), {})
     return SeedRecord(seed, {r.method: r for r, _ in done}, conflict)
@@ -131,11 +127,11 @@ def _seed_record(seed: int, done: list[tuple[MethodRecord, dict[str, float]]]) -
 def dev_score(
     config: Config, name: str, lr: float, device: str = "cpu", gamma: float | None = None
 ) -> dict[str, Any]:
-    """One tuning cell: train ``name`` with ``lr`` (and ``gamma``, ARAT's sweep) for ``tune_epochs`` on the
-    dev split's training part (seed ``first_seed``); score = dev clean + PGD-``tune_steps`` (CE) accuracy.
-    Every method gets the same grid, data and epochs."""
+    """One tuning cell: train ``name`` with ``lr`` (and ``gamma``, ARAT's sweep) with the full run's budget
+    on the dev split's training part (seed ``first_seed``); score = dev clean + PGD-``tune_steps`` (CE)
+    accuracy. Every method gets the same grid, data and epochs."""
     xtr, ytr, xdev, ydev = data_splits(config, device, validation=True)
-    base = replace(_train_config(config), epochs=config.tuning_epochs)
+    base = _train_config(config)
     ev = EvalConfig(eps=base.eps, steps=config.tune_steps, restarts=1, attacks=("pgd_ce",))
     extra = {} if gamma is None else {"gamma": gamma}
     with torch_threads(1):
@@ -154,26 +150,58 @@ def dev_score(
 
 
 def choose_lr(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Each method's best lr on the dev score (first on ties); marks the chosen rows."""
-    best: dict[str, float] = {}
-    for name in dict.fromkeys(r["method"] for r in rows):
-        mine = [r for r in rows if r["method"] == name]
-        best[name] = mine[int(np.argmax([r["dev_score"] for r in mine]))]["lr"]
-        for r in mine:
-            r["chosen"] = r["lr"] == best[name]
+    """Each method's best lr on the dev score (``paperkit.stats.tune``: first on ties, NaN worst) from the
+    cells already trained (in parallel) in ``rows``; marks the chosen rows."""
+    score = {(r["method"], r["lr"]): r["dev_score"] for r in rows}
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    grid = list(dict.fromkeys(r["lr"] for r in rows))
+    if len(score) != len(methods) * len(grid):
+        raise ValueError("rows must hold one cell per (method, lr) of one grid shared by every method")
+    tuned = tune(lambda m, cell: score[(m, cell["lr"])], methods, {"lr": grid})
+    best = {m: float(t.best["lr"]) for m, t in tuned.items()}
+    for r in rows:
+        r["chosen"] = r["lr"] == best[r["method"]]
     return best
+
+
+def epoch_times(config: Config, seed: int, device: str = "cpu") -> dict[str, list[float]]:
+    """Process CPU seconds of single training epochs of AT and ARAT in this one process (one thread), one
+    warm-up epoch each, then ``config.time_reps`` interleaved repetitions (AT, ARAT, AT, ...): both
+    methods see the same machine load, so their ratio is paired; the radius is the full ``eps``."""
+    xtr, ytr, _, _ = data_splits(config, device)
+    base = replace(_train_config(config), epochs=1, eps_warmup=0)
+    names = ("at", "arat")
+    cfgs = {m: method_config(m, base) for m in names}
+    out: dict[str, list[float]] = {m: [] for m in names}
+    with torch_threads(1):
+        models = {
+            m: backbone(channels=config.channels, arch=config.arch, split_bn=cfgs[m].split_bn and
+                        cfgs[m].objective == "arat", seed=seed, device=device)
+            for m in names
+        }  # fmt: skip
+        for rep in range(config.time_reps + 1):  # rep 0 warms up (allocator, first-call overheads)
+            for m in names:
+                spent = float(train(models[m], xtr, ytr, cfgs[m], seed=seed + rep).cpu_seconds[0])
+                if rep:
+                    out[m].append(spent)
+    return out
 
 
 def _job(args: tuple[str, tuple[Any, ...]]) -> Any:
     kind, rest = args
+    if kind == "time":
+        return epoch_times(*rest)
     return dev_score(*rest) if kind == "tune" else run_method(*rest)
 
 
 def _stages(
     config: Config, seeds: list[int], device: str
-) -> tuple[list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord]]:
-    """The lr tuning (dev split), then in one pool ARAT's gamma sweep at its tuned lr (dev split, reported
-    only) and every (seed, method) training run; jobs, not seeds, go to the workers (both cores busy)."""
+) -> tuple[
+    list[dict[str, Any]], dict[str, float], list[dict[str, Any]], list[SeedRecord], dict[str, list[float]]
+]:
+    """The lr tuning (dev split), then in one pool the paired epoch timing of AT and ARAT, ARAT's gamma
+    sweep at its tuned lr (dev split, reported only) and every (seed, method) training run; jobs, not
+    seeds, go to the workers (both cores busy)."""
     cells: list[tuple[str, tuple[Any, ...]]] = [
         ("tune", (config, m, lr, device, None)) for m in config.methods for lr in config.lr_grid
     ]
@@ -185,27 +213,45 @@ def _stages(
         tune_rows = list(track(mapper(_job, cells), total=len(cells), desc="lr tuning")) if cells else []
         lrs = choose_lr(tune_rows) if tune_rows else {}
         arat_lr = lrs.get("arat", config.train.lr)
-        # the tuning cell of ARAT at its chosen lr is the sweep's gamma = train.gamma row (not retrained)
-        gammas = [float(g) for g in config.gamma_sweep if g != config.train.gamma]
+        # cells already trained are not retrained: ARAT's tuning cell at its chosen lr is the sweep's
+        # gamma = train.gamma row, and split BN's cell at that lr its gamma = 0 row (the same config)
+        reuse = sweep_from_tuning(config, tune_rows, arat_lr)
+        gammas = [float(g) for g in config.gamma_sweep if float(g) not in reuse]
         sweep_jobs: list[tuple[str, tuple[Any, ...]]] = [
             ("tune", (config, "arat", arat_lr, device, g)) for g in gammas
         ]
         runs: list[tuple[str, tuple[Any, ...]]] = [
             ("run", (config, s, m, lrs.get(m), device)) for s in seeds for m in config.methods
         ]
-        out = list(track(mapper(_job, sweep_jobs + runs), total=len(sweep_jobs) + len(runs), desc="runs"))
+        timing = [("time", (config, seeds[0], device))] if config.measure_time else []
+        jobs = timing + sweep_jobs + runs
+        out = list(track(mapper(_job, jobs), total=len(jobs), desc="runs"))
+        times = out.pop(0) if timing else {}
     finally:
         if pool is not None:
             pool.shutdown()
-    sweep = [
-        dict(r, gamma=config.train.gamma)
-        for r in tune_rows
-        if config.gamma_sweep and r["method"] == "arat" and r["chosen"]
-    ]
-    sweep = sorted(sweep + out[: len(sweep_jobs)], key=lambda r: r["gamma"])
+    trained = [dict(r, cell="sweep") for r in out[: len(sweep_jobs)]]
+    sweep = sorted(list(reuse.values()) + trained, key=lambda r: r["gamma"])
     done, k = out[len(sweep_jobs) :], len(config.methods)
     records = [_seed_record(s, done[i * k : (i + 1) * k]) for i, s in enumerate(seeds)]
-    return tune_rows, lrs, sweep, records
+    return tune_rows, lrs, sweep, records, times
+
+
+def sweep_from_tuning(
+    config: Config, rows: list[dict[str, Any]], arat_lr: float
+) -> dict[float, dict[str, Any]]:
+    """The gamma-sweep rows read off the tuning cells at ARAT's lr: ARAT's own (gamma = train.gamma) and
+    split BN's (ARAT with gamma = 0: ``method_config`` gives both the same ``TrainConfig``)."""
+    same = {"arat": float(config.train.gamma)}
+    if method_config("splitbn", config.train) == method_config("arat", config.train, gamma=0.0):
+        same["splitbn"] = 0.0
+    out: dict[float, dict[str, Any]] = {}
+    for r in rows:
+        g = same.get(r["method"])
+        if g is not None and g in config.gamma_sweep and r["lr"] == arat_lr:
+            keep = {k: v for k, v in r.items() if k not in ("method", "lr", "chosen")}
+            out[g] = {"method": "arat", "lr": arat_lr, "gamma": g, **keep, "cell": f"{r['method']} tuning"}
+    return out
 
 
 def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]:
@@ -223,7 +269,7 @@ def _notes(config: Config, seeds: list[int], lrs: dict[str, float]) -> list[str]
         "lr per method: "
         + (
             ", ".join(f"{k} {v:g}" for k, v in lrs.items())
-            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.tuning_epochs} epochs on "
+            + f" (chosen from {list(config.lr_grid)} on a dev split: {config.epochs} epochs on "
             f"{n_fit} training images, score clean + PGD-{config.tune_steps} accuracy on {n_dev} held-out "
             "ones)"
             if lrs
@@ -239,17 +285,18 @@ def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     config = replace(config, first_seed=seed)
     seeds = list(range(seed, seed + config.n_seeds))
-    tune_rows, lrs, sweep, records = _stages(config, seeds, device)
+    tune_rows, lrs, sweep, records, times = _stages(config, seeds, device)
     metrics = {
         "lr": lrs,
         "tuning": tune_rows,
-        "tuning_budget": {"epochs": config.tuning_epochs, "score": f"clean + PGD-{config.tune_steps}"},
+        "tuning_budget": {"epochs": config.epochs, "score": f"clean + PGD-{config.tune_steps}"},
         "gamma_sweep": sweep,
+        "epoch_times": times,
         "seeds": [
             {"seed": r.seed, "methods": {k: asdict(v) for k, v in r.methods.items()}, "conflict": r.conflict}
             for r in records
         ],
     }
     notes = _notes(config, seeds, lrs)
-    return Report(metrics=metrics, claims=claims(records, config, tune_rows),
+    return Report(metrics=metrics, claims=claims(records, config, tune_rows, times),
                   tables=tables(records, tune_rows, sweep), notes=notes)  # fmt: skip
