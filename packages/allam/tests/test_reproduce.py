@@ -75,3 +75,18 @@ def test_at_step_and_config_checks():
         Config(tune=False, chosen_lr=(("expand_mean", 1e-3),))
     with pytest.raises(ValueError, match="lr_grid"):
         Config(lr_grid=())
+
+
+@pytest.mark.slow
+def test_workers_do_not_change_the_numbers(tmp_path, monkeypatch):
+    """Bases, tuning cells and seeds in two spawned processes give the same metrics as one process."""
+    import dataclasses
+
+    from allam.reproduce.run import run
+
+    monkeypatch.setenv("PAPERKIT_MODEL_CACHE", str(tmp_path))
+    cfg = dataclasses.replace(Config.smoke(), cache=True, tune=True, chosen_lr=())
+    one = run(dataclasses.replace(cfg, workers=1), seed=0).metrics
+    two = run(dataclasses.replace(cfg, workers=2), seed=0).metrics
+    assert one == two
+    assert set(one["lr"]) == {*cfg.variants, "align:sft", "align:sft_dpo"}

@@ -3,11 +3,16 @@ branched from it (paired), curves of B and A bits per byte along CPT, final QA i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
-from paperkit import Report, Tuned, check_seed, package_version, torch_threads, track, tune
+from paperkit import Report, Tuned, check_seed, package_version, torch_threads, tune
 
 from allam.align import ALIGN_METHODS, align_model, align_probes, split_facts
 from allam.data import qa_probes, translation_probes
@@ -18,7 +23,57 @@ from allam.reproduce.config import Config
 from allam.reproduce.tables import tables
 from allam.tokenizer import fertility
 
-__all__ = ["alignment", "base_model", "evaluate", "question_qa", "run", "run_seed", "tune_lrs"]
+__all__ = [
+    "alignment",
+    "base_job",
+    "base_model",
+    "dev_cell",
+    "evaluate",
+    "job_map",
+    "question_qa",
+    "run",
+    "run_seed",
+    "seed_job",
+    "serial_map",
+    "tune_lrs",
+]
+
+
+Map = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
+
+
+def serial_map(fn: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
+    """``[fn(j) for j in jobs]`` in this process."""
+    return [fn(j) for j in jobs]
+
+
+@contextlib.contextmanager
+def job_map(config: Config, device: str) -> Iterator[Map]:
+    """A map over independent jobs: ``config.workers`` spawned processes (one torch thread each) on CPU
+    when the bases are cached (workers share them through the cache), else in this process. Every job
+    computes the same numbers either way, so the results do not depend on the number of workers."""
+    workers = min(config.workers, os.cpu_count() or 1)
+    if workers <= 1 or device != "cpu" or not config.cache:
+        yield serial_map
+        return
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked torch state
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield lambda fn, jobs: list(pool.map(fn, jobs))
+
+
+def base_job(job: tuple[Config, int, str]) -> float:
+    """Train (or load) the A base of one seed into the cache; returns its final training loss."""
+    config, seed, device = job
+    with torch_threads(1):
+        sub = make_substrate(config.world, seed=seed, vocab_a=config.vocab, vocab_b=config.vocab)
+        return float(base_model(sub, config, seed, device)[1]["final_loss"])
+
+
+def seed_job(job: tuple[Config, int, str, dict[str, float]]) -> dict[str, Any]:
+    """:func:`run_seed` with one torch thread (a worker process's job)."""
+    config, seed, device, lrs = job
+    with torch_threads(1):
+        return run_seed(config, seed, device, lrs)
 
 
 def base_model(sub: Substrate, config: Config, seed: int, device: str) -> tuple[Any, dict[str, Any]]:
@@ -99,29 +154,39 @@ def alignment(model: Any, tok: Any, sub: Substrate, config: Config, lrs: dict[st
     return out
 
 
-def tune_lrs(config: Config, device: str) -> dict[str, Tuned]:
-    """Every CPT variant over ``lr_grid`` and every alignment method over ``align_lr_grid``, at the judged
-    budgets, on the dev world (seed ``dev_seed``): CPT by the final B QA rank score on B-stated facts
-    (the claims' measure of B acquisition; ties go to the smaller lr), alignment by the held-out facts'
-    question-QA rank score (mean of A and B)."""
+def dev_cell(job: tuple[Config, str, float, str]) -> float:
+    """One tuning cell: variant ``name`` at CPT lr ``lr`` on the dev world (its base from the cache when
+    ``config.cache``), scored by the final B QA rank score on B-stated facts; a diverging cell scores NaN
+    (the worst), it does not stop the run. One torch thread, so a worker process gives the same number."""
+    config, name, lr, device = job
     s = config.dev_seed
-    sub = make_substrate(config.world, seed=s, vocab_a=config.vocab, vocab_b=config.vocab)
-    base, _ = base_model(sub, config, s, device)
-    seq = config.model.seq_len
-
-    def cpt_score(name: str, setting: Any) -> float:
-        cpt = dataclasses.replace(config.cpt, lr=setting["lr"])
+    with torch_threads(1):
+        sub = make_substrate(config.world, seed=s, vocab_a=config.vocab, vocab_b=config.vocab)
+        base, _ = base_model(sub, config, s, device)
+        cpt = dataclasses.replace(config.cpt, lr=lr)
         try:
-            model, tok, _ = adapt(name, base, sub, cpt, seq_len=seq, seed=s, device=device)
-        except FloatingPointError:  # a diverging cell scores worst (NaN), it does not stop the run
+            model, tok, _ = adapt(name, base, sub, cpt, seq_len=config.model.seq_len, seed=s, device=device)
+        except FloatingPointError:
             return float("nan")
         probes = qa_probes(sub.world.of("AB", "B"), "B", sub.world)
         return float(qa_scores(model, tok, probes, device=device)["rank_score"].mean())
 
+
+def tune_lrs(config: Config, device: str, pmap: Map = serial_map) -> dict[str, Tuned]:
+    """Every CPT variant over ``lr_grid`` and every alignment method over ``align_lr_grid``, at the judged
+    budgets, on the dev world (seed ``dev_seed``): CPT by the final B QA rank score on B-stated facts
+    (the claims' measure of B acquisition; ties go to the smaller lr), alignment by the held-out facts'
+    question-QA rank score (mean of A and B). ``pmap`` maps the CPT cells (in worker processes)."""
+    s = config.dev_seed
+    cells = [(name, lr) for name in config.variants for lr in config.lr_grid]
+    scores = dict(zip(cells, pmap(dev_cell, [(config, n, lr, device) for n, lr in cells]), strict=True))
     fixed = {"steps": config.cpt.steps, "batch_size": config.cpt.batch_size}
-    out = tune(cpt_score, config.variants, {"lr": config.lr_grid}, fixed=fixed)
+    out = tune(lambda name, setting: scores[name, setting["lr"]], config.variants, {"lr": config.lr_grid},
+               fixed=fixed)  # fmt: skip
+    sub = make_substrate(config.world, seed=s, vocab_a=config.vocab, vocab_b=config.vocab)
+    base, _ = base_model(sub, config, s, device)
     cpt = dataclasses.replace(config.cpt, lr=out["expand_mean"].best["lr"])
-    model, tok, _ = adapt("expand_mean", base, sub, cpt, seq_len=seq, seed=s, device=device)
+    model, tok, _ = adapt("expand_mean", base, sub, cpt, seq_len=config.model.seq_len, seed=s, device=device)
     align_facts, held = split_facts(sub.world, config.align.align_frac, seed=s)
 
     def align_score(method: str, setting: Any) -> float:
@@ -180,10 +245,16 @@ def run_seed(config: Config, seed: int, device: str, lrs: dict[str, float] | Non
 def run(config: Config, *, seed: int = 0, device: str = "cpu") -> Report:
     seed = check_seed(seed)
     seeds = tuple(range(seed, seed + config.n_seeds))
-    with torch_threads(1):  # one thread: stable CPU time on a shared machine
-        tuned = tune_lrs(config, device) if config.tune else {}
+    # one thread a process: stable CPU time on a shared machine; the bases first (in parallel when
+    # there are workers), then the tuning cells, then the seeds
+    with torch_threads(1), job_map(config, device) as pmap:
+        if pmap is not serial_map:
+            bases = (config.dev_seed, *seeds) if config.tune else seeds
+            pmap(base_job, [(config, s, device) for s in bases])
+        tuned = tune_lrs(config, device, pmap) if config.tune else {}
         lrs = {k: float(t.best["lr"]) for k, t in tuned.items()} or dict(config.chosen_lr)
-        records = {s: run_seed(config, s, device, lrs) for s in track(seeds, desc="seeds")}
+        out = pmap(seed_job, [(config, s, device, lrs) for s in seeds])
+        records = dict(zip(seeds, out, strict=True))
     cl = claims(records, config, seeds)
     c, m = config.cpt, config.model
     notes = [
