@@ -11,14 +11,13 @@ def test_an_agent_over_the_paperkit_server_matches_the_in_process_backbone() -> 
     """The toy LM served over HTTP (chat endpoint, the toy's prompt template) writes the same plans as the
     same model called in process, and whole episodes (plans, native ``tools`` steps, observations) run
     through the server; every case ends with a plan, a failure count or calls, never an exception."""
-    from paperkit.agents import OpenAIToolChat
-    from paperkit.lm import serve
-
     from asb.agent import build_request, run_cases
     from asb.data import TOOL_POOL, make_toy_suite
     from asb.llms import HFBackbone, OpenAIBackbone, render_prompt
     from asb.reproduce.run import cases_for
     from asb.toy import ToyConfig, train_toy_lm
+    from paperkit.agents import OpenAIToolChat
+    from paperkit.lm import serve
 
     toy = ToyConfig(d_model=32, n_layer=1, n_head=2, steps=2, batch_size=4, n_examples=64, n_names=24)
     model, tok, _, _ = train_toy_lm(toy, seed=0)

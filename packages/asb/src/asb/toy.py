@@ -303,9 +303,10 @@ def _fitting(tok: Any, prompts: list[str], responses: list[str], limit: int) -> 
 def train_toy_lm(
     config: ToyConfig, *, seed: int, device: str = "cpu", cache_dir: str | None = None
 ) -> tuple[Any, Any, list[float], bool]:
-    """Corpus (seed), tokenizer (the words of the corpus's first :data:`VOCAB_EXAMPLES` examples: test-time words the corpus never used, such as
-    the official wrappers' and defenses' wording, encode as the unknown token, which the corpus taught
-    as filler), a fresh tiny GPT-2 (seed) trained with paperkit.lm's SFT loop.
+    """Corpus (seed), tokenizer (the words of the corpus's first :data:`VOCAB_EXAMPLES` examples:
+    test-time words the corpus never used, such as the official wrappers' and defenses' wording, encode
+    as the unknown token, which the corpus taught as filler), a fresh tiny GPT-2 (seed) trained with
+    paperkit.lm's SFT loop.
 
     ``cache_dir``: a paperkit.lm model cache (:func:`paperkit.lm.cached_model`, keyed on the config, a
     SHA-256 of the corpus's first :data:`VOCAB_EXAMPLES` examples, the seed and the package version; on a

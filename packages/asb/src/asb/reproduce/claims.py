@@ -31,8 +31,8 @@ def _unjudged(claim: Claim, why: str) -> Claim:
 
 def _judge(claim: Claim, gate_ok: bool, *cells_asr: np.ndarray) -> Claim:
     if not gate_ok:
-        return _unjudged(claim, "the gate failed (the backbone does not finish its clean tasks, or the harness "
-                         "does not bracket ASR)")
+        why = "the gate failed (the backbone does not finish clean tasks, or the harness does not bracket)"
+        return _unjudged(claim, why)
     if all(float(x.max()) == 0.0 for x in cells_asr):
         return _unjudged(claim, "ASR is 0 in every cell of the comparison on every seed")
     return claim
@@ -227,8 +227,8 @@ def _nrp(cells: Sequence[object]) -> Claim:
 
 
 def claims(cells: Sequence[object], config: Config) -> list[Claim]:
-    """Gates first (the backbone, the harness); then the spec's claims 1-4 (1-3 not judged when the gate fails or every cell of the
-    comparison sits at ASR 0; claim 4 is algebra and always judged)."""
+    """Gates first (the backbone, the harness); then the spec's claims 1-4 (1-3 not judged when a gate
+    fails or every cell of the comparison sits at ASR 0; claim 4 is algebra and always judged)."""
     gate, brackets = _gate(cells, config), _brackets(cells)
     ok = gate.passed and brackets.passed
     return [

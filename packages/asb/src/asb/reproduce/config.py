@@ -51,8 +51,8 @@ class Config(Scales):
     """Defaults are the full run (spec: 3 seeds; all attacks and defenses on the toy backbone)."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~1 CPU-min cold): one seed, the toy LM on 2/5 of the full budget (indicative only)
-        "quick": {"n_seeds": 1, "toy": ToyConfig(steps=2000, n_examples=32000)},
+        # quick (~80 CPU-s cold): one seed, the toy LM on half the full budget (indicative; RESULTS.md sec. 6)
+        "quick": {"n_seeds": 1, "toy": ToyConfig(steps=2500, n_examples=40000)},
         "smoke": {
             "n_seeds": 1,
             "toy": ToyConfig(d_model=32, n_layer=1, n_head=2, steps=3, batch_size=4, n_examples=64,
