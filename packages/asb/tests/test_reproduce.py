@@ -17,7 +17,8 @@ def _cells(asr: dict[str, float], success: float = 0.9) -> list[Cell]:
     for seed in (0, 1, 2):
         for key, value in asr.items():
             attack, _, defense = key.partition("/")
-            out.append(Cell(seed, attack, defense or "none", value, value, success, 0, 32))
+            done = 1.0 if "@" in attack else success  # the bracketing agents finish their tasks
+            out.append(Cell(seed, attack, defense or "none", value, value, done, 0, 32))
     return out
 
 
@@ -26,7 +27,7 @@ BASE = {
     "dpi+opi+mp": 0.8, "pot": 0.8,
     "pot-clean": 0.05, "pot/paraphrase": 0.2, "dpi-combined_attack/delimiters": 0.45,
     "dpi-combined_attack@always-obey": 1.0, "dpi-combined_attack@never-deviate": 0.0,
-    "none@never-deviate": 0.0,
+    "none@never-deviate": 0.0, "pot@always-obey": 1.0, "pot@never-deviate": 0.0,
 }  # fmt: skip
 
 
@@ -58,6 +59,9 @@ def test_claims_are_not_judged_on_a_broken_substrate_or_at_asr_zero() -> None:
         "delimiters-weak",
     ):
         assert not broken[name].passed and "the gate failed" in broken[name].note
+    leaky = {c.name: c for c in claims(_cells({**BASE, "pot@never-deviate": 0.1}), Config.smoke())}
+    assert leaky["gate-backbone-learns"].passed and not leaky["gate-harness-brackets"].passed
+    assert "the gate failed" in leaky["pot-backdoor-works"].note
     zero = {k: (0.0 if "@" not in k else v) for k, v in BASE.items()}
     got = {c.name: c for c in claims(_cells(zero), Config.smoke())}
     assert got["gate-backbone-learns"].passed and not got["gate-asr-calibrated"].passed
@@ -182,3 +186,15 @@ def test_toy_backbone_cache_round_trip(tmp_path) -> None:  # type: ignore[no-unt
     assert all(torch.equal(a, b) for a, b in pairs)
     _, _, _, hit3 = train_toy_lm(cfg, seed=6, cache_dir=str(tmp_path))
     assert not hit3
+
+
+def test_a_changed_corpus_does_not_reuse_a_cached_backbone(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The cache key holds a digest of the corpus itself: same corpus, a hit; any change to the
+    generator (here the plan share), a miss, with no version constant to remember."""
+    import asb.toy
+    from asb.toy import ToyConfig, train_toy_lm
+
+    toy = ToyConfig(d_model=16, n_layer=1, n_head=2, steps=1, batch_size=2, n_examples=32, n_names=24)
+    hits = [train_toy_lm(toy, seed=0, cache_dir=str(tmp_path))[3] for _ in range(2)]
+    monkeypatch.setattr(asb.toy, "PLAN_SHARE", 0.9)
+    assert hits == [False, True] and not train_toy_lm(toy, seed=0, cache_dir=str(tmp_path))[3]

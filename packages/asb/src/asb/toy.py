@@ -19,8 +19,11 @@ single-channel ASR away from 0 and 1 (the issue's calibration requirement).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,6 +62,9 @@ _TAILS = (
 )  # fmt: skip
 _BENIGN = ("then", "also", "and", "next ,", "note :")
 _COMMON = ("the", "task", "and", "to", "this", "of", "no", "other", "do", "not", "any", "more", "your", "is")
+#: share of plan examples (the rest are step examples). Calibration (RESULTS.md section 6): 0.6 left the
+#: observation channel under-trained on one seed of three (OPI ASR 0.12, the gate-asr-calibrated failure)
+PLAN_SHARE = 0.5
 #: a word kept out of the vocabulary, so it encodes as the unknown token (see :func:`build_tokenizer`)
 FILLER = "zzfiller"
 
@@ -251,7 +257,7 @@ def build_corpus(
     prompts, responses = [], []
     for _ in range(n):
         picked = [str(x) for x in rng.choice(np.asarray(names), size=3, replace=False)]
-        if rng.random() < 0.6:
+        if rng.random() < PLAN_SHARE:
             req, target = _plan_example(rng, picked, obey_user, unk)
         else:
             req, target = _step_example(rng, picked, obey_obs, unk)
@@ -264,45 +270,47 @@ def build_corpus(
 
 
 def build_tokenizer(texts: Iterable[str]) -> Any:
-    """A word-level tokenizer over the words and punctuation of ``texts`` (whitespace-split, punctuation
-    isolated; decode joins tokens with spaces), with paperkit.lm's four special tokens; :data:`FILLER`
-    and any word not in ``texts`` encode as the unknown token."""
-    from paperkit.lm import SPECIAL_TOKENS
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    """paperkit.lm's word tokenizer (whitespace dropped, decode joins with single spaces) over the words of
+    ``texts``, with punctuation cut off as tokens of its own (so ``done.`` in an official wrapper reads
+    as ``done`` ``.``); :data:`FILLER` and any word not in ``texts`` encode as the unknown token."""
+    from paperkit.lm import word_tokenizer
+    from tokenizers import pre_tokenizers
 
     pre = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")])
     words: set[str] = set()
     items = list(texts)
     for i in range(0, len(items), 4096):  # whitespace splits, so joining texts creates no new words
         words.update(w for w, _ in pre.pre_tokenize_str(" ".join(items[i : i + 4096])))
-    vocab = {s: i for i, s in enumerate([*SPECIAL_TOKENS, *sorted(words - set(SPECIAL_TOKENS) - {FILLER})])}
-    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS[3]))
-    backend.pre_tokenizer = pre
-    pad, bos, eos, unk = SPECIAL_TOKENS
-    return PreTrainedTokenizerFast(
-        tokenizer_object=backend,
-        pad_token=pad,
-        bos_token=bos,
-        eos_token=eos,
-        unk_token=unk,
-        padding_side="right",
-    )
+    tok = word_tokenizer(sorted(words - {FILLER}), whitespace_tokens=False)
+    tok.backend_tokenizer.pre_tokenizer = pre
+    return tok
 
 
-#: bump when the corpus generator changes, so cached backbones of the old corpus are not reused
-CORPUS_VERSION = 6
+#: the vocabulary (and the cache key's corpus digest) come from the corpus's first examples: every word
+#: of the generator appears in them (test: the full corpus adds no word), and any change to the
+#: generator changes them, so a changed corpus never reuses a stale cached backbone
+VOCAB_EXAMPLES = 4000
+
+
+def _fitting(tok: Any, prompts: list[str], responses: list[str], limit: int) -> tuple[list[str], list[str]]:
+    """The pairs that fit the context with <bos>/<eos> (the few left out have long noise around a long
+    imperative)."""
+    sizes = [len(x) for x in tok([p + r for p, r in zip(prompts, responses, strict=True)])["input_ids"]]
+    keep = [i for i, n in enumerate(sizes) if n + 2 <= limit]
+    return [prompts[i] for i in keep], [responses[i] for i in keep]
 
 
 def train_toy_lm(
     config: ToyConfig, *, seed: int, device: str = "cpu", cache_dir: str | None = None
 ) -> tuple[Any, Any, list[float], bool]:
-    """Corpus (seed), tokenizer (the corpus's words only: test-time words the corpus never used, such as
-    the official wrappers' and defenses' wording, encode as the unknown token, which the corpus taught
-    as filler), a fresh tiny GPT-2 (seed) trained with paperkit.lm's SFT loop.
+    """Corpus (seed), tokenizer (the words of the corpus's first :data:`VOCAB_EXAMPLES` examples:
+    test-time words the corpus never used, such as the official wrappers' and defenses' wording, encode
+    as the unknown token, which the corpus taught as filler), a fresh tiny GPT-2 (seed) trained with
+    paperkit.lm's SFT loop.
 
-    ``cache_dir``: a paperkit.lm model cache (:func:`paperkit.lm.cached_model`, keyed on the config, the
-    corpus version, the seed and the package version); ``None`` trains without caching. Returns
+    ``cache_dir``: a paperkit.lm model cache (:func:`paperkit.lm.cached_model`, keyed on the config, a
+    SHA-256 of the corpus's first :data:`VOCAB_EXAMPLES` examples, the seed and the package version; on a
+    hit the full corpus is not built); ``None`` trains without caching. Returns
     ``(model, tokenizer, losses, cache_hit)``."""
     from paperkit import package_version
     from paperkit.lm import TrainConfig, cached_model, tiny_causal_lm, train_causal_lm
@@ -312,14 +320,10 @@ def train_toy_lm(
         raise TypeError(f"config must be a ToyConfig, got {type(config).__name__}")
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ValueError(f"cache_dir must be a folder path or None, got {cache_dir!r}")
-    prompts, responses = build_corpus(
-        seed, config.n_examples, names=TOOL_POOL[: config.n_names], unk=config.unk
-    )
-    tok = build_tokenizer([*prompts, *responses])
-    # the few pairs longer than the context (long noise around a long imperative) are left out
-    sizes = [len(x) for x in tok([p + r for p, r in zip(prompts, responses, strict=True)])["input_ids"]]
-    keep = [i for i, n in enumerate(sizes) if n + 2 <= config.max_positions]
-    prompts, responses = [prompts[i] for i in keep], [responses[i] for i in keep]
+    corpus = partial(build_corpus, seed, names=TOOL_POOL[: config.n_names], unk=config.unk)
+    head = corpus(min(VOCAB_EXAMPLES, config.n_examples))
+    tok = build_tokenizer([*head[0], *head[1]])
+    digest = hashlib.sha256(json.dumps(head).encode()).hexdigest()
     tc = TrainConfig(
         steps=config.steps,
         batch_size=config.batch_size,
@@ -336,6 +340,7 @@ def train_toy_lm(
         )  # fmt: skip
 
     def train(model: Any) -> dict[str, Any]:
+        prompts, responses = _fitting(tok, *corpus(config.n_examples), config.max_positions)
         losses = train_causal_lm(
             model, tok, prompts, responses, tc, max_length=config.max_positions, device=device,
             progress=False,
@@ -346,7 +351,7 @@ def train_toy_lm(
         model = make()
         return model, tok, train(model)["losses"], False
     got = cached_model(
-        {"toy": config, "corpus": CORPUS_VERSION}, seed=seed, version=package_version("iclr25-asb"),
+        {"toy": config, "corpus": digest}, seed=seed, version=package_version("iclr25-asb"),
         make=make, train=train, root=cache_dir, device=device,
     )  # fmt: skip
     return got.model, tok, [float(x) for x in got.info["losses"]], got.hit

@@ -51,8 +51,8 @@ class Config(Scales):
     """Defaults are the full run (spec: 3 seeds; all attacks and defenses on the toy backbone)."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~1-2 CPU-min): one seed, the toy LM as in full
-        "quick": {"n_seeds": 1},
+        # quick (~80 CPU-s cold): one seed, the toy LM on half the full budget (indicative; RESULTS.md sec. 6)
+        "quick": {"n_seeds": 1, "toy": ToyConfig(steps=2500, n_examples=40000)},
         "smoke": {
             "n_seeds": 1,
             "toy": ToyConfig(d_model=32, n_layer=1, n_head=2, steps=3, batch_size=4, n_examples=64,
@@ -80,7 +80,7 @@ class Config(Scales):
     max_new_tokens: int = 16  # ours: a compact plan of <= 4 steps is <= 12 tokens (official: 256)
     margins: Margins = field(default_factory=Margins)
     cache: bool = True  # reuse trained backbones (paperkit.lm.cached_model; $PAPERKIT_MODEL_CACHE)
-    workers: int = 2  # seeds trained in parallel processes on CPU (one torch thread each; 2-core target)
+    workers: int = 3  # seeds trained in parallel processes on CPU (one torch thread each; 3 on 2 cores)
 
     def __post_init__(self) -> None:
         check_int(self.n_seeds, "n_seeds", low=1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -123,9 +122,11 @@ def _seed_job(job: tuple[Config, int, str]) -> tuple[list[Cell], dict[str, Any]]
 
 def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell], dict[str, Any]]]:
     """One seed after another, or ``config.workers`` processes (one torch thread each) on CPU; every seed
-    is computed the same way in either case, so the results do not depend on the number of workers."""
+    is computed the same way in either case, so the results do not depend on the number of workers.
+    Workers may outnumber the cores: three seeds on two cores then end together, instead of the third
+    training alone after the first two."""
     jobs = [(config, seed + i, device) for i in range(config.n_seeds)]
-    workers = min(config.workers, config.n_seeds, os.cpu_count() or 1)
+    workers = min(config.workers, config.n_seeds)
     if workers <= 1 or device != "cpu":
         return [_seed_job(j) for j in jobs]
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked torch state
