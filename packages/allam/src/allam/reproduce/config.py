@@ -50,7 +50,8 @@ class Margins:
 
 @dataclass(frozen=True)
 class Config(Scales):
-    """Defaults are the full run (about 10 CPU-minutes; RESULTS.md has the measured stage costs)."""
+    """Defaults are the full run (run 7: about 12 CPU-minutes, 7.5 wall-minutes on 2 workers; RESULTS.md
+    has the measured stage costs)."""
 
     SCALES: ClassVar[ScaleTable] = {
         # quick: the full run's world and bases (shared cache entries: seeds 0, 1), a third of the CPT, two
