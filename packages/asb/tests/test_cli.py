@@ -9,6 +9,7 @@ class TestConformance(ConformanceSuite):
     package = "asb"
     module = "asb"
     known_hygiene_violations = frozenset()
-    # Quick run (RESULTS.md, section 4): the toy's PoT backdoor fires on any trailing phrase, so the
-    # rule-based paraphrase (which rewrites the trigger but leaves a phrase) does not cut it; diagnosed there.
-    known_failing_quick_claims = frozenset({"paraphrase-cuts-pot"})
+    # Quick run = the full run's seeds 0-1 (RESULTS.md section 7), with the full run's two failures,
+    # diagnosed in section 6: seed 1's toy copies the poisoned workflow (MP 0.94) more often than it obeys
+    # the mix, and the toy fires on the paraphrased trigger as on the trigger.
+    known_failing_quick_claims = frozenset({"mixed-beats-single", "paraphrase-cuts-pot"})

@@ -51,8 +51,10 @@ class Config(Scales):
     """Defaults are the full run (spec: 3 seeds; all attacks and defenses on the toy backbone)."""
 
     SCALES: ClassVar[ScaleTable] = {
-        # quick (~80 CPU-s cold): one seed, the toy LM on half the full budget (indicative; RESULTS.md sec. 6)
-        "quick": {"n_seeds": 1, "toy": ToyConfig(steps=2500, n_examples=40000)},
+        # quick: the full run's first two seeds (same backbones, shared cache entries), one worker each.
+        # A cheaper toy does not learn obedience on every seed (RESULTS.md section 7: 2500 or 3500 steps of
+        # 16, 2500 at other lrs or Adam betas, 5000 steps of 8), so the quick scale keeps the full recipe
+        "quick": {"n_seeds": 2},
         "smoke": {
             "n_seeds": 1,
             "toy": ToyConfig(d_model=32, n_layer=1, n_head=2, steps=3, batch_size=4, n_examples=64,
