@@ -63,6 +63,24 @@ def test_claims_follow_the_records():
     assert q["init_b_bpb_expand_random"].tolist() == [2.5, 3.5]
 
 
+def test_a_failed_gate_voids_the_claims_behind_it():
+    cfg = Config.quick()
+    recs = {s: _record(s) for s in (0, 1)}
+    for r in recs.values():  # B not learned: expand_mean answers few B-stated facts
+        r["variants"]["expand_mean"]["final"] = r["variants"]["expand_mean"]["final"] | {"qa_b_stated_em": 0.3}
+    out = {c.name: c for c in claims(recs, cfg, (0, 1))}
+    assert not out["gate-b-learned"].passed and out["gate-base-knows-a"].passed
+    voided = out["parallel-data-transfers"]
+    assert not voided.passed and voided.note.startswith("not judged: gate-b-learned failed")
+    assert out["expansion-beats-orig-tok"].passed and out["fertility-halved"].passed  # not behind that gate
+    for r in recs.values():  # the base does not know A: only the gates and the tokenizer claim are judged
+        r["base"] = r["base"] | {"qa_a_em": 0.5}
+    out = {c.name: c for c in claims(recs, cfg, (0, 1))}
+    judged = [n for n, c in out.items() if not c.note.startswith("not judged")]
+    assert judged == ["gate-base-knows-a", "gate-b-learned", "fertility-halved"]
+    assert [n for n, c in out.items() if c.passed] == ["fertility-halved"]
+
+
 def test_at_step_and_config_checks():
     assert at_step([{"step": 2, "b_bpb": 1.5}], 2, "b_bpb") == 1.5
     with pytest.raises(KeyError, match="step 3"):

@@ -3,6 +3,7 @@ parallel-data transfer) and the gate, from the per-seed records only."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,15 @@ __all__ = [
     "claims",
     "forgetting_claims",
     "gate_claims",
+    "judged_behind_gates",
     "per_seed",
 ]
+
+#: claims that need B learned (gate-b-learned): transfer into B is meaningless while B-stated facts are
+#: not answered in B
+NEEDS_B = frozenset({"parallel-data-transfers"})
+#: claims on the tokenizers alone, judged whatever the models learned
+NO_MODEL = frozenset({"fertility-halved"})
 
 SRC_VOCAB = "Abstract; tokenizer augmentation (section not retrieved)"
 SRC_CPT = "Abstract: 'without any major catastrophic forgetting in English' (no number retrieved)"
@@ -179,12 +187,33 @@ def alignment_claims(q: dict[str, np.ndarray], mg: Margins, seeds: tuple[int, ..
     ]  # fmt: skip
 
 
+def judged_behind_gates(cl: list[Claim]) -> list[Claim]:
+    """The claims with those behind a failed gate voided (observed NaN, so they fail, with a note saying
+    why): every claim on a model when the base does not know A, the transfer claim when B is not
+    learned. A claim is judged only on a substrate that works (issue 36)."""
+    ok = {c.name: c.passed for c in cl if c.name.startswith("gate-")}
+
+    def void(c: Claim) -> Claim:
+        if c.name.startswith("gate-") or c.name in NO_MODEL:
+            return c
+        if not ok.get("gate-base-knows-a", True):
+            why = "gate-base-knows-a failed (the base does not know A)"
+        elif c.name in NEEDS_B and not ok.get("gate-b-learned", True):
+            why = "gate-b-learned failed (B-stated facts are not answered in B)"
+        else:
+            return c
+        return replace(c, observed=float("nan"), note=f"not judged: {why}" + (f"; {c.note}" if c.note else ""))
+
+    return [void(c) for c in cl]
+
+
 def claims(records: dict[int, dict[str, Any]], config: Config, seeds: tuple[int, ...]) -> list[Claim]:
-    """Every claim, in the README's order; one generator for the paired bootstrap intervals."""
+    """Every claim, in the README's order, judged behind the gates; one generator for the paired
+    bootstrap intervals."""
     q, rng = per_seed(records, config), np.random.default_rng(0)
-    return [
+    return judged_behind_gates([
         *gate_claims(q, config.margins),
         *forgetting_claims(q, config.margins),
         *acquisition_claims(q, config, seeds, rng),
         *alignment_claims(q, config.margins, seeds, rng),
-    ]
+    ])  # fmt: skip
