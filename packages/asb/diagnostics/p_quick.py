@@ -39,7 +39,9 @@ if __name__ == "__main__":
     warm = int(sys.argv[6]) if len(sys.argv) > 6 else 100
     buckets = int(sys.argv[7]) if len(sys.argv) > 7 else 8
     base = Config()
-    toy = dataclasses.replace(base.toy, steps=steps, n_examples=n_ex, lr=lr, batch_size=batch, warmup_steps=warm,
+    shape = {k: int(os.environ[f"P_{k.upper()}"]) for k in ("d_model", "n_layer", "n_head")
+             if os.environ.get(f"P_{k.upper()}")}  # P_D_MODEL, P_N_LAYER, P_N_HEAD: another toy shape
+    toy = dataclasses.replace(base.toy, **shape, steps=steps, n_examples=n_ex, lr=lr, batch_size=batch, warmup_steps=warm,
                               length_buckets=buckets)
     cfg = dataclasses.replace(base, n_seeds=1, toy=toy, cache=False, workers=1)
     with torch_threads(1):
@@ -51,7 +53,7 @@ if __name__ == "__main__":
             asr["pna"] = round(by[("none", "none")].success, 2)
             asr["pot-para"] = round(by[("pot", "paraphrase")].asr, 2)
             asr["dpi-delim"] = round(by[("dpi-combined_attack", "delimiters")].asr, 2)
-            print(f"steps {steps} n {n_ex} lr {lr} batch {batch} warm {warm} buckets {buckets} beta2 {BETA2} seed {s} loss {info['final_loss']:.3f} "
+            print(f"{shape} steps {steps} n {n_ex} lr {lr} batch {batch} warm {warm} buckets {buckets} beta2 {BETA2} seed {s} loss {info['final_loss']:.3f} "
                   f"{asr} | {info['cpu']} | total {time.process_time() - t:.1f}", flush=True)
             L = np.array(_seen["losses"])
             k = max(1, len(L) // 10)
