@@ -67,7 +67,8 @@ def test_a_failed_gate_voids_the_claims_behind_it():
     cfg = Config.quick()
     recs = {s: _record(s) for s in (0, 1)}
     for r in recs.values():  # B not learned: expand_mean answers few B-stated facts
-        r["variants"]["expand_mean"]["final"] = r["variants"]["expand_mean"]["final"] | {"qa_b_stated_em": 0.3}
+        final = r["variants"]["expand_mean"]["final"]
+        r["variants"]["expand_mean"]["final"] = final | {"qa_b_stated_em": 0.3}
     out = {c.name: c for c in claims(recs, cfg, (0, 1))}
     assert not out["gate-b-learned"].passed and out["gate-base-knows-a"].passed
     voided = out["parallel-data-transfers"]

@@ -202,7 +202,8 @@ def judged_behind_gates(cl: list[Claim]) -> list[Claim]:
             why = "gate-b-learned failed (B-stated facts are not answered in B)"
         else:
             return c
-        return replace(c, observed=float("nan"), note=f"not judged: {why}" + (f"; {c.note}" if c.note else ""))
+        note = f"not judged: {why}" + (f"; {c.note}" if c.note else "")
+        return replace(c, observed=float("nan"), note=note)
 
     return [void(c) for c in cl]
 
