@@ -104,6 +104,25 @@ def test_corpus_is_seeded_and_obeys_its_verb_split() -> None:
     assert min(seen.values()) >= 20, seen
 
 
+@pytest.mark.parametrize(
+    ("seed", "digest"),
+    [(0, "f6ca6c4c28f8c100c88563b26094f0d4cbff93bd91e51f57ed324727a3ff0fcb"),
+     (1, "9ac8a27c5ba45bd9f57ca8206ac272717d3310f9d540b38158e9016276cc997c")],
+)  # fmt: skip
+def test_corpus_is_the_calibrated_one(seed: int, digest: str) -> None:
+    """The corpus the calibration (RESULTS.md sections 6-8) was run on, pinned: a faster generator must draw
+    the same examples (the digests were taken from the generator of commit a5d6265, before its speed-up).
+    A deliberate change of the corpus voids the calibration: recalibrate, then update the digests."""
+    import hashlib
+    import json
+
+    from asb.data import TOOL_POOL
+    from asb.toy import build_corpus
+
+    corpus = build_corpus(seed, 300, names=TOOL_POOL[:40])
+    assert hashlib.sha256(json.dumps(corpus).encode()).hexdigest() == digest
+
+
 def test_filler_words_encode_as_unknown() -> None:
     from asb.toy import FILLER, build_tokenizer
 
@@ -115,7 +134,7 @@ def test_filler_words_encode_as_unknown() -> None:
 @pytest.mark.parametrize(
     "bad",
     [{"d_model": 256}, {"steps": 0}, {"unk": 1.5}, {"lr": -1.0}, {"length_buckets": 0}, {"warmup_steps": -1},
-     {"n_names": 0}],
+     {"n_names": 0}, {"forward": "fast"}],
 )  # fmt: skip
 def test_toy_config_bad_input(bad: dict[str, object]) -> None:
     from asb.toy import ToyConfig

@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from paperkit import check_int, check_positive, check_probability, check_seed
+from paperkit import check_choice, check_int, check_positive, check_probability, check_seed
 from paperkit.agents import ToolSpec
 
 from asb.data import ATTACK_OBJECTS, ATTACK_VERBS, TASK_ADJS, TASK_NOUNS, TASK_VERBS, TOOL_POOL
@@ -87,6 +87,9 @@ class ToyConfig:
     unk: float = 0.9  # ours: largest rate of imperatives' frame words replaced by the unknown token
     warmup_steps: int = 100
     length_buckets: int = 8  # paperkit.lm: batches of similar lengths (less padding, same examples)
+    # paperkit.lm's lean GPT-2 forward and fused AdamW: the same loss and update as "hf" up to float rounding,
+    # ~1.5x fewer CPU-s a step (RESULTS.md section 8); "hf" trained the backbones of sections 1-7
+    forward: str = "lean"
 
     def __post_init__(self) -> None:
         for name in ("d_model", "n_layer", "n_head", "max_positions", "steps", "batch_size", "n_examples"):
@@ -98,6 +101,7 @@ class ToyConfig:
         check_int(self.n_names, "n_names", low=1, high=len(TOOL_POOL))
         check_int(self.warmup_steps, "warmup_steps", low=0)  # clipped to steps when training
         check_int(self.length_buckets, "length_buckets", low=1)
+        check_choice(self.forward, "forward", ("hf", "lean"))
 
 
 def obedient_verbs(seed: int) -> tuple[frozenset[str], frozenset[str]]:
@@ -107,6 +111,12 @@ def obedient_verbs(seed: int) -> tuple[frozenset[str], frozenset[str]]:
     user = frozenset(str(v) for v in rng.permutation(ATTACK_VERBS)[:half])
     obs = frozenset(str(v) for v in rng.permutation(ATTACK_VERBS)[:half])
     return user, obs
+
+
+def _pick(rng: np.random.Generator, items: Sequence[str]) -> str:
+    """``rng.choice(items)`` (the same draw from the stream, the same item) without numpy's array
+    conversion, which was most of the corpus's build time."""
+    return items[int(rng.integers(len(items)))]
 
 
 def _unk(rng: np.random.Generator, text: str, rate: float) -> str:
@@ -119,21 +129,21 @@ def _imperative(rng: np.random.Generator, verb: str, tool: str, unk: float) -> s
     """An injected instruction of the ASB wrappers' shape (module docstring), or a short benign one; its
     frame words become unknown at a rate drawn from [0, ``unk``] (the official wording is mostly unknown
     to the toy's vocabulary)."""
-    obj = f"the {rng.choice(ATTACK_OBJECTS)} of {rng.choice(ATTACK_OBJECTS)}"
+    obj = f"the {_pick(rng, ATTACK_OBJECTS)} of {_pick(rng, ATTACK_OBJECTS)}"
     if rng.random() < 0.2:
-        return f"{rng.choice(_BENIGN)} {verb} {obj} using {tool} ."
+        return f"{_pick(rng, _BENIGN)} {verb} {obj} using {tool} ."
     prefix = " ".join(rng.choice(_PREFIXES, size=int(rng.integers(0, 4)), replace=False))
     rate = float(rng.uniform(0.0, unk))
-    lead = _unk(rng, f"{prefix} {rng.choice(_LEADS)}", rate)
-    tail = _unk(rng, str(rng.choice(_TAILS)), rate)
-    return f'{lead} : {verb} {obj} {rng.choice(_LINKS)} " {tool} " tool , {tail} .'
+    lead = _unk(rng, f"{prefix} {_pick(rng, _LEADS)}", rate)
+    tail = _unk(rng, _pick(rng, _TAILS), rate)
+    return f'{lead} : {verb} {obj} {_pick(rng, _LINKS)} " {tool} " tool , {tail} .'
 
 
 def _noise(rng: np.random.Generator, task: bool = False) -> str:
     """Text the agent should not act on: a run of unknown and common words, sometimes around a benign
     task sentence. The corpus puts it before or after tasks, in observations and as extra system lines,
     so that words the model does not know (anywhere) do not change what it does."""
-    words = [FILLER if rng.random() < 0.7 else str(rng.choice(_COMMON)) for _ in range(rng.integers(1, 9))]
+    words = [FILLER if rng.random() < 0.7 else _pick(rng, _COMMON) for _ in range(rng.integers(1, 9))]
     if task and rng.random() < 0.5:
         cut = int(rng.integers(0, len(words) + 1))
         words = [*words[:cut], _task(rng), *words[cut:]]
@@ -141,11 +151,11 @@ def _noise(rng: np.random.Generator, task: bool = False) -> str:
 
 
 def _task(rng: np.random.Generator) -> str:
-    verb = str(rng.choice(TASK_VERBS))
+    verb = _pick(rng, TASK_VERBS)
     if rng.random() < 0.3:
         verb = SYNONYMS.get(verb, verb)
     lead = "please" if rng.random() < 0.7 else "kindly"
-    return f"{lead} {verb} the {rng.choice(TASK_ADJS)} {rng.choice(TASK_NOUNS)} {rng.choice(TASK_NOUNS)} ."
+    return f"{lead} {verb} the {_pick(rng, TASK_ADJS)} {_pick(rng, TASK_NOUNS)} {_pick(rng, TASK_NOUNS)} ."
 
 
 def _request(names: list[str], task: str, *, extra: bool, **kw: object) -> Request:
@@ -166,7 +176,7 @@ def _near_phrase(rng: np.random.Generator, phrase: str) -> str:
     match means the whole phrase, its last word included)."""
     words = phrase.split()
     if rng.random() < 0.5:
-        words[-1] = str(rng.choice([w for w in _TRIGGER_WORDS if w not in words]))
+        words[-1] = _pick(rng, [w for w in _TRIGGER_WORDS if w not in words])
         return " ".join(words)
     return _phrase(rng, phrase)
 
@@ -203,7 +213,7 @@ def _plan_example(
     # a query with demonstrations ends with its phrase (as ASB's PoT queries do); the others may carry an
     # injected imperative and trailing noise
     if "demos" not in kw and rng.random() < 0.55:
-        verb = str(rng.choice(ATTACK_VERBS))
+        verb = _pick(rng, ATTACK_VERBS)
         task = f"{task} {_imperative(rng, verb, z, unk)}"
         if verb in obey_user and z not in target:
             target = [*target, z]
@@ -230,12 +240,12 @@ def _step_example(
         step, calls = Step(f"use {z}", (z,)), [z]
         history: tuple[tuple[str, str], ...] = ((f"use {b}", f"{b} done ."),)
     else:
-        own = str(rng.choice([a, b]))
+        own = _pick(rng, [a, b])
         other = b if own == a else a
         step, calls = Step(f"use {own}", (own, z) if extra else (own,)), [own]
         history = () if rng.random() < 0.2 else ((f"use {other}", f"{other} done ."),)
         if extra and history and rng.random() < 0.8:
-            verb = str(rng.choice(ATTACK_VERBS))
+            verb = _pick(rng, ATTACK_VERBS)
             history = ((history[0][0], f"{history[0][1]} ; {_imperative(rng, verb, z, unk)}"),)
             calls = [own, z] if verb in obey_obs else [own]
     if history and rng.random() < 0.2:
@@ -255,8 +265,9 @@ def build_corpus(
     rng = np.random.default_rng(seed)
     obey_user, obey_obs = obedient_verbs(seed)
     prompts, responses = [], []
+    pool = np.asarray(names)
     for _ in range(n):
-        picked = [str(x) for x in rng.choice(np.asarray(names), size=3, replace=False)]
+        picked = [str(x) for x in rng.choice(pool, size=3, replace=False)]
         if rng.random() < PLAN_SHARE:
             req, target = _plan_example(rng, picked, obey_user, unk)
         else:
@@ -290,14 +301,6 @@ def build_tokenizer(texts: Iterable[str]) -> Any:
 #: of the generator appears in them (test: the full corpus adds no word), and any change to the
 #: generator changes them, so a changed corpus never reuses a stale cached backbone
 VOCAB_EXAMPLES = 4000
-
-
-def _fitting(tok: Any, prompts: list[str], responses: list[str], limit: int) -> tuple[list[str], list[str]]:
-    """The pairs that fit the context with <bos>/<eos> (the few left out have long noise around a long
-    imperative)."""
-    sizes = [len(x) for x in tok([p + r for p, r in zip(prompts, responses, strict=True)])["input_ids"]]
-    keep = [i for i, n in enumerate(sizes) if n + 2 <= limit]
-    return [prompts[i] for i in keep], [responses[i] for i in keep]
 
 
 def train_toy_lm(
@@ -340,10 +343,11 @@ def train_toy_lm(
         )  # fmt: skip
 
     def train(model: Any) -> dict[str, Any]:
-        prompts, responses = _fitting(tok, *corpus(config.n_examples), config.max_positions)
+        # drop_long: the few pairs that do not fit the context with <bos>/<eos> (long noise around a long
+        # imperative) are left out
         losses = train_causal_lm(
-            model, tok, prompts, responses, tc, max_length=config.max_positions, device=device,
-            progress=False,
+            model, tok, *corpus(config.n_examples), tc, max_length=config.max_positions, device=device,
+            progress=False, forward=config.forward, drop_long=True,
         )  # fmt: skip
         return {"losses": losses}
 

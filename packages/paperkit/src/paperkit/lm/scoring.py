@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import torch
 from transformers import PreTrainedTokenizerBase
 
 from paperkit.lm.models import available_device, special_ids
-from paperkit.validation import check_strings
+from paperkit.validation import check_bool, check_strings
 
 
 def token_ids(tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]) -> list[list[int]]:
     """Each text's token ids, without special tokens added."""
     if not texts:
         return []
+    backend = getattr(tokenizer, "backend_tokenizer", None) if getattr(tokenizer, "is_fast", False) else None
+    if backend is not None and backend.truncation is None and backend.padding is None:
+        # the Rust tokenizer itself: the same ids without the per-text Python wrapping (half the time)
+        return [e.ids for e in backend.encode_batch(list(texts), add_special_tokens=False)]
     enc = tokenizer(list(texts), add_special_tokens=False)
     return [list(ids) for ids in enc["input_ids"]]
 
@@ -26,6 +31,7 @@ def encode_prompt_response(
     *,
     max_length: int,
     device: str = "cpu",
+    drop_long: bool = False,
 ) -> dict[str, torch.Tensor]:
     """Tokenise prompt/response pairs into one right-padded batch.
 
@@ -35,8 +41,10 @@ def encode_prompt_response(
 
     Args:
         prompts, responses: equal-length, non-empty sequences of strings (either string may be empty).
-        max_length: the longest row allowed; a longer one is an error, never truncated.
+        max_length: the longest row allowed; a longer one is an error (or left out), never truncated.
         device: where the tensors are created.
+        drop_long: leave out the pairs longer than ``max_length`` (the others keep their order) instead of
+            raising; at least one pair must fit.
 
     Returns:
         ``input_ids``: (B, L) int64; ``attention_mask``: (B, L) int64, 1 on real tokens;
@@ -52,24 +60,34 @@ def encode_prompt_response(
         raise ValueError("prompts and responses are empty: give at least one pair")
     if len(prompts) != len(responses):
         raise ValueError(f"prompts and responses differ in length: {len(prompts)} != {len(responses)}")
+    check_bool(drop_long, "drop_long")
     bos, eos, pad = special_ids(tokenizer)
     p_ids, r_ids = token_ids(tokenizer, prompts), token_ids(tokenizer, responses)
     lengths = [2 + len(p) + len(r) for p, r in zip(p_ids, r_ids, strict=True)]
+    if drop_long:
+        keep = [i for i, n in enumerate(lengths) if n <= max_length]
+        if not keep:
+            raise ValueError(f"no pair fits max_length={max_length} (the shortest is {min(lengths)} tokens)")
+        p_ids, r_ids, lengths = [p_ids[i] for i in keep], [r_ids[i] for i in keep], [lengths[i] for i in keep]
     for i, n in enumerate(lengths):
         if n > max_length:
             raise ValueError(
                 f"pair {i} is {n} tokens long ([bos] + {len(p_ids[i])} prompt + {len(r_ids[i])} response "
                 f"+ [eos]), more than max_length={max_length}; shorten it or raise max_length"
             )
-    width = max(lengths)
-    ids = torch.full((len(prompts), width), pad, dtype=torch.long)
-    attention = torch.zeros((len(prompts), width), dtype=torch.long)
-    response = torch.zeros((len(prompts), width), dtype=torch.bool)
-    for b, (p, r) in enumerate(zip(p_ids, r_ids, strict=True)):
-        row = [bos, *p, *r, eos]
-        ids[b, : len(row)] = torch.tensor(row, dtype=torch.long)
-        attention[b, : len(row)] = 1
-        response[b, 1 + len(p) : len(row)] = True
+    # rows filled at once: every token's (row, column) from the lengths, no Python loop over rows
+    n_len = torch.tensor(lengths, dtype=torch.long)
+    p_len = torch.tensor([len(p) for p in p_ids], dtype=torch.long)
+    column = torch.arange(max(lengths))
+    attention = (column < n_len[:, None]).long()
+    response = (column > p_len[:, None]) & attention.bool()
+    ids = torch.full(attention.shape, pad, dtype=torch.long)
+    ids[:, 0] = bos
+    ids[torch.arange(len(lengths)), n_len - 1] = eos
+    inner = (column >= 1) & (column < n_len[:, None] - 1)
+    ids[inner] = torch.tensor(
+        list(chain.from_iterable(chain(p, r) for p, r in zip(p_ids, r_ids, strict=True))), dtype=torch.long
+    )
     return {"input_ids": ids.to(dev), "attention_mask": attention.to(dev), "response_mask": response.to(dev)}
 
 

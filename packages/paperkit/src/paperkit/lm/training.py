@@ -10,10 +10,11 @@ from typing import Any
 import torch
 from transformers import PreTrainedTokenizerBase
 
+from paperkit.lm.lean import check_lean_gpt2, gpt2_response_nll
 from paperkit.lm.models import check_device
 from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
 from paperkit.progress import track
-from paperkit.validation import check_int
+from paperkit.validation import check_bool, check_choice, check_int
 
 
 @dataclass(frozen=True)
@@ -91,16 +92,20 @@ def lr_factor(step: int, config: TrainConfig) -> float:
 
 
 def optimizer_and_schedule(
-    params: Iterable[torch.Tensor] | Iterable[dict[str, Any]], config: TrainConfig
+    params: Iterable[torch.Tensor] | Iterable[dict[str, Any]], config: TrainConfig, *, fused: bool = False
 ) -> tuple[torch.optim.AdamW, torch.optim.lr_scheduler.LambdaLR]:
     """AdamW at ``config.lr`` with ``config.weight_decay`` and a LambdaLR following :func:`lr_factor`.
 
     ``params`` is what ``torch.optim.AdamW`` takes: tensors, or parameter groups (dicts) whose own
-    ``weight_decay`` wins. Call ``optimizer.step()`` then ``scheduler.step()`` once per step.
+    ``weight_decay`` wins. ``fused``: torch's fused AdamW kernel (the same update, other float rounding).
+    Call ``optimizer.step()`` then ``scheduler.step()`` once per step.
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
-    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
+    check_bool(fused, "fused")
+    optimizer = torch.optim.AdamW(
+        params, lr=config.lr, weight_decay=config.weight_decay, **({"fused": True} if fused else {})
+    )
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, config))
     return optimizer, scheduler
 
@@ -171,6 +176,8 @@ def train_causal_lm(
     max_length: int,
     device: str = "cpu",
     progress: bool = True,
+    forward: str = "hf",
+    drop_long: bool = False,
 ) -> list[float]:
     """Supervised fine-tuning: minimise the mean negative log-likelihood of the response tokens.
 
@@ -181,18 +188,32 @@ def train_causal_lm(
     :func:`sequence_logprobs`); then AdamW (:func:`decay_groups`), gradient clipping at
     ``config.grad_clip`` and the warm-up + cosine schedule. Same model, data and config => same losses.
 
+    ``forward="hf"`` (default) calls the model as Hugging Face defines it. ``forward="lean"`` (GPT-2 only,
+    no dropout: :func:`paperkit.lm.lean.check_lean_gpt2`) computes the same loss with
+    :func:`paperkit.lm.lean.gpt2_response_nll` and steps with the fused AdamW kernel: the same objective
+    and update up to float rounding, in fewer CPU-seconds on tiny models; its losses differ from
+    ``"hf"``'s by rounding, which training amplifies, so the two give different (equally valid) models.
+
     The model is trained in place on ``device`` (where it must already be) and left in the train/eval mode
-    it came in. Raises ValueError if a pair is longer than ``max_length`` tokens.
+    it came in. Raises ValueError if a pair is longer than ``max_length`` tokens, unless ``drop_long``
+    (then such pairs are left out, as :func:`paperkit.lm.encode_prompt_response` does).
 
     Returns:
         The loss of each step (nats per response token), ``config.steps`` floats.
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    check_choice(forward, "forward", ("hf", "lean"))
+    if forward == "lean":
+        check_lean_gpt2(model)
     dev = check_device(model, device)
-    data = encode_prompt_response(tokenizer, prompts, responses, max_length=max_length, device=str(dev))
+    data = encode_prompt_response(
+        tokenizer, prompts, responses, max_length=max_length, device=str(dev), drop_long=drop_long
+    )
     lengths = data["attention_mask"].sum(-1).cpu()
-    optimizer, scheduler = optimizer_and_schedule(decay_groups(model, config.weight_decay), config)
+    lean = forward == "lean"
+    params = decay_groups(model, config.weight_decay)
+    optimizer, scheduler = optimizer_and_schedule(params, config, fused=lean)
     generator = torch.Generator().manual_seed(config.seed)
     batches = bucketed_batches(lengths, config.batch_size, config.length_buckets, generator)
     was_training = model.training
@@ -203,8 +224,11 @@ def train_causal_lm(
             idx = next(batches)
             width = int(lengths[idx].max())
             batch = {k: v[idx.to(dev), :width] for k, v in data.items()}
-            _, per_token = sequence_logprobs(model, batch)
-            loss = -per_token.sum() / batch["response_mask"].sum()
+            if lean:
+                loss = gpt2_response_nll(model, batch["input_ids"], batch["response_mask"])
+            else:
+                _, per_token = sequence_logprobs(model, batch)
+                loss = -per_token.sum() / batch["response_mask"].sum()
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
