@@ -20,7 +20,8 @@ OpenAI-compatible API when a method talks to "an LLM endpoint".
   :func:`ppo_step` (:func:`token_rewards`, :func:`gae`, :func:`ppo_policy_loss`, :func:`ppo_value_loss`,
   :func:`adaptive_kl_coef`, :func:`episode_returns`).
 - Training: :class:`TrainConfig`, :func:`optimizer_and_schedule`, :func:`index_batches`,
-  :func:`bucketed_batches`, :func:`train_causal_lm` (SFT).
+  :func:`bucketed_batches`, :func:`train_causal_lm` (SFT; ``forward="lean"``: :mod:`paperkit.lm.lean`'s
+  leaner GPT-2 loss, the same up to float rounding).
 - Generation: :func:`generate` (greedy or seeded sampling, top-k / top-p, stop strings),
   :func:`generate_completions`, :func:`filter_logits`.
 - Model cache: :func:`cached_model` (train once, reuse: keyed by :func:`cache_key` of config, seed and
