@@ -88,7 +88,7 @@ class ToyConfig:
     warmup_steps: int = 100
     length_buckets: int = 8  # paperkit.lm: batches of similar lengths (less padding, same examples)
     # paperkit.lm's lean GPT-2 forward and fused AdamW: the same loss and update as "hf" up to float rounding,
-    # ~1.5x fewer CPU-s a step (RESULTS.md section 8); "hf" trained the backbones of sections 1-7
+    # 1.58x fewer CPU-s a step (RESULTS.md section 8); "hf" trained the backbones of sections 1-7
     forward: str = "lean"
 
     def __post_init__(self) -> None:
