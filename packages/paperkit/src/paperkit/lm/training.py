@@ -103,8 +103,9 @@ def optimizer_and_schedule(
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
     check_bool(fused, "fused")
+    # fused=None (not False) keeps torch's own default kernel choice, as before this option existed
     optimizer = torch.optim.AdamW(
-        params, lr=config.lr, weight_decay=config.weight_decay, **({"fused": True} if fused else {})
+        params, lr=config.lr, weight_decay=config.weight_decay, fused=True if fused else None
     )
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, config))
     return optimizer, scheduler
