@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -129,10 +130,10 @@ def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell],
     workers = min(config.workers, config.n_seeds)
     if workers <= 1 or device != "cpu":
         return [_seed_job(j) for j in jobs]
-    # fork where the platform has it: the workers inherit the imported torch and transformers (~12 CPU-s a
-    # process here) instead of importing them again; nothing has run a torch kernel or a tokenizer in
-    # this process yet, so no thread pool is copied half-used
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    # fork on Linux: the workers inherit the imported torch and transformers (~12 CPU-s a process here)
+    # instead of importing them again; nothing has run a torch kernel or a tokenizer in this process yet,
+    # so no thread pool is copied half-used. Elsewhere (macOS: fork is unsafe there) a fresh interpreter.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         return list(pool.map(_seed_job, jobs))
