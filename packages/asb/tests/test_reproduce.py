@@ -217,3 +217,18 @@ def test_a_changed_corpus_does_not_reuse_a_cached_backbone(tmp_path, monkeypatch
     hits = [train_toy_lm(toy, seed=0, cache_dir=str(tmp_path))[3] for _ in range(2)]
     monkeypatch.setattr(asb.toy, "PLAN_SHARE", 0.9)
     assert hits == [False, True] and not train_toy_lm(toy, seed=0, cache_dir=str(tmp_path))[3]
+
+
+def test_forked_seed_workers_give_the_in_process_numbers() -> None:
+    """Two seeds in two worker processes (forked on Linux) give the cells and losses of the same seeds run
+    one after another in this process: the workers change where the work runs, not what it computes."""
+    import dataclasses
+
+    from asb.reproduce.run import run
+
+    smoke = dataclasses.replace(Config.smoke(), n_seeds=2)
+    alone = run(dataclasses.replace(smoke, workers=1), seed=3)
+    forked = run(dataclasses.replace(smoke, workers=2), seed=3)
+    assert forked.metrics["cells"] == alone.metrics["cells"]
+    assert forked.metrics["seeds"] == alone.metrics["seeds"]
+    assert {c.seed for c in alone.metrics["cells"]} == {3, 4}
