@@ -116,6 +116,29 @@ def test_lean_refuses_models_it_would_not_reproduce(tok) -> None:
         )  # fmt: skip
 
 
+def test_response_nll_refuses_bad_batches(tok) -> None:
+    model = _model(tok)
+    ids = torch.ones((2, 5), dtype=torch.long)
+    mask = torch.zeros((2, 5), dtype=torch.bool)
+    mask[:, -1] = True
+    assert gpt2_response_nll(model, ids, mask).ndim == 0
+    for bad_ids, bad_mask, fragment in (
+        (ids.float(), mask, "int64"),
+        (ids[0], mask, "int64"),
+        (ids, mask.long(), "bool"),
+        (ids, mask[:, :3], "shaped like ids"),
+        (
+            torch.ones((2, 40), dtype=torch.long),
+            torch.zeros((2, 40), dtype=torch.bool),
+            "more than the model's 32",
+        ),
+    ):
+        with pytest.raises(ValueError, match=fragment):
+            gpt2_response_nll(model, bad_ids, bad_mask)
+    with pytest.raises(ValueError, match="GPT2LMHeadModel"):
+        gpt2_response_nll(_model(tok, arch="llama"), ids, mask)
+
+
 def test_fused_optimizer_is_asked_for_by_name() -> None:
     p = [torch.nn.Parameter(torch.zeros(3))]
     assert optimizer_and_schedule(p, TrainConfig(steps=2, batch_size=1), fused=True)[0].defaults["fused"]

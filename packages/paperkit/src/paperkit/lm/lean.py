@@ -80,7 +80,20 @@ def gpt2_hidden(model: Any, ids: torch.Tensor) -> torch.Tensor:
 def gpt2_response_nll(model: Any, ids: torch.Tensor, response_mask: torch.Tensor) -> torch.Tensor:
     """The mean negative log-likelihood (a 0-dim tensor, nats per scored token) of the tokens where
     ``response_mask`` (B, L) bool is True, given the tokens before them; ``ids`` (B, L) must be right-padded
-    (as :func:`paperkit.lm.encode_prompt_response` pads). Differentiable in ``model``'s parameters."""
+    (as :func:`paperkit.lm.encode_prompt_response` pads). Differentiable in ``model``'s parameters.
+    Refuses a model :func:`check_lean_gpt2` refuses and ids/masks of the wrong shape or type."""
+    check_lean_gpt2(model)
+    if ids.ndim != 2 or ids.dtype != torch.long:
+        raise ValueError(f"ids must be a (B, L) int64 tensor, got {tuple(ids.shape)} {ids.dtype}")
+    if response_mask.shape != ids.shape or response_mask.dtype != torch.bool:
+        raise ValueError(
+            f"response_mask must be a bool tensor shaped like ids {tuple(ids.shape)}, got "
+            f"{tuple(response_mask.shape)} {response_mask.dtype}"
+        )
+    if ids.shape[1] > model.config.n_positions:
+        raise ValueError(
+            f"ids has {ids.shape[1]} positions, more than the model's {model.config.n_positions}"
+        )
     hidden = gpt2_hidden(model, ids)
     scored = response_mask[:, 1:]
     logits = hidden[:, :-1][scored] @ model.lm_head.weight.T  # (N, V)
