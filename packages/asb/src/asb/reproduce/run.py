@@ -131,8 +131,9 @@ def _all_seeds(config: Config, seed: int, device: str) -> list[tuple[list[Cell],
     if workers <= 1 or device != "cpu":
         return [_seed_job(j) for j in jobs]
     # fork on Linux: the workers inherit the imported torch and transformers (~12 CPU-s a process here)
-    # instead of importing them again; nothing has run a torch kernel or a tokenizer in this process yet,
-    # so no thread pool is copied half-used. Elsewhere (macOS: fork is unsafe there) a fresh interpreter.
+    # instead of importing them again. A worker runs torch on one thread (no OpenMP team of the parent's
+    # is entered) and the tokenizers library drops to one thread in a forked child, so thread pools the
+    # caller used before are not a hazard. Elsewhere (macOS: fork is unsafe there) a fresh interpreter.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

@@ -58,7 +58,8 @@ def check_lean_gpt2(model: Any) -> None:
 
 def gpt2_hidden(model: Any, ids: torch.Tensor) -> torch.Tensor:
     """The final (LayerNormed) hidden states (B, L, d) of ``GPT2LMHeadModel`` ``model`` on ``ids`` (B, L)
-    int64, every position attending causally to all before it (no padding mask)."""
+    int64, every position attending causally to all before it (no padding mask). A kernel: no checks
+    (:func:`gpt2_response_nll` checks its inputs)."""
     t, cfg = model.transformer, model.config
     batch, length = ids.shape
     d, heads = cfg.n_embd, cfg.n_head
@@ -75,6 +76,14 @@ def gpt2_hidden(model: Any, ids: torch.Tensor) -> torch.Tensor:
         h = F.gelu(torch.addmm(mlp.c_fc.bias, h, mlp.c_fc.weight), approximate="tanh")
         x = x + torch.addmm(mlp.c_proj.bias, h, mlp.c_proj.weight).view(batch, length, d)
     return F.layer_norm(x, (d,), t.ln_f.weight, t.ln_f.bias, eps)
+
+
+def response_nll(model: Any, ids: torch.Tensor, response_mask: torch.Tensor) -> torch.Tensor:
+    """Kernel of :func:`gpt2_response_nll` without its checks (training checks once, not every step)."""
+    hidden = gpt2_hidden(model, ids)
+    scored = response_mask[:, 1:]
+    logits = hidden[:, :-1][scored] @ model.lm_head.weight.T  # (N, V)
+    return F.cross_entropy(logits.float(), ids[:, 1:][scored])
 
 
 def gpt2_response_nll(model: Any, ids: torch.Tensor, response_mask: torch.Tensor) -> torch.Tensor:
@@ -94,7 +103,4 @@ def gpt2_response_nll(model: Any, ids: torch.Tensor, response_mask: torch.Tensor
         raise ValueError(
             f"ids has {ids.shape[1]} positions, more than the model's {model.config.n_positions}"
         )
-    hidden = gpt2_hidden(model, ids)
-    scored = response_mask[:, 1:]
-    logits = hidden[:, :-1][scored] @ model.lm_head.weight.T  # (N, V)
-    return F.cross_entropy(logits.float(), ids[:, 1:][scored])
+    return response_nll(model, ids, response_mask)

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from transformers import PreTrainedTokenizerBase
 
-from paperkit.lm.lean import check_lean_gpt2, gpt2_response_nll
+from paperkit.lm.lean import check_lean_gpt2, response_nll
 from paperkit.lm.models import check_device
 from paperkit.lm.scoring import encode_prompt_response, sequence_logprobs
 from paperkit.progress import track
@@ -204,17 +204,17 @@ def train_causal_lm(
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
-    check_choice(forward, "forward", ("hf", "lean"))
-    if forward == "lean":
-        check_lean_gpt2(model)
+    lean = check_choice(forward, "forward", ("hf", "lean")) == "lean"
+    if lean:
+        check_lean_gpt2(model)  # once: the batches below come from encode_prompt_response, right-padded
     dev = check_device(model, device)
     data = encode_prompt_response(
         tokenizer, prompts, responses, max_length=max_length, device=str(dev), drop_long=drop_long
     )
     lengths = data["attention_mask"].sum(-1).cpu()
-    lean = forward == "lean"
-    params = decay_groups(model, config.weight_decay)
-    optimizer, scheduler = optimizer_and_schedule(params, config, fused=lean)
+    optimizer, scheduler = optimizer_and_schedule(
+        decay_groups(model, config.weight_decay), config, fused=lean
+    )
     generator = torch.Generator().manual_seed(config.seed)
     batches = bucketed_batches(lengths, config.batch_size, config.length_buckets, generator)
     was_training = model.training
@@ -226,7 +226,7 @@ def train_causal_lm(
             width = int(lengths[idx].max())
             batch = {k: v[idx.to(dev), :width] for k, v in data.items()}
             if lean:
-                loss = gpt2_response_nll(model, batch["input_ids"], batch["response_mask"])
+                loss = response_nll(model, batch["input_ids"], batch["response_mask"])
             else:
                 _, per_token = sequence_logprobs(model, batch)
                 loss = -per_token.sum() / batch["response_mask"].sum()
